@@ -1,0 +1,65 @@
+import { ApiError } from "../errors.ts";
+
+const PAYLOAD_TOO_LARGE = 413;
+const utf8 = new TextDecoder("utf-8", { fatal: true });
+
+function tooLarge(maxBytes: number): ApiError {
+  return new ApiError("invalid_request", `the body must be at most ${maxBytes} bytes`, { status: PAYLOAD_TOO_LARGE });
+}
+
+/**
+ * Reads at most `maxBytes` of a request body. A declared Content-Length over the bound is
+ * refused before reading; a chunked body is refused as soon as it crosses the bound, so an
+ * oversized body is never buffered whole.
+ */
+export async function readBoundedBody(request: Request, maxBytes: number): Promise<Uint8Array> {
+  const declared = request.headers.get("content-length");
+  if (declared !== null && Number(declared) > maxBytes) throw tooLarge(maxBytes);
+  if (!request.body) return new Uint8Array(0);
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > maxBytes) {
+      await reader.cancel();
+      throw tooLarge(maxBytes);
+    }
+    chunks.push(value);
+  }
+  if (chunks.length === 1 && chunks[0]) return chunks[0];
+  const body = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    body.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return body;
+}
+
+/**
+ * Parses a JSON object body within the size bound. Whatever the Content-Type says, the body
+ * is read as JSON: `curl -d` sends form encoding by default and the intent is unambiguous.
+ */
+export async function parseJsonObjectBody(request: Request, maxBytes: number): Promise<Record<string, unknown>> {
+  const bytes = await readBoundedBody(request, maxBytes);
+  if (bytes.byteLength === 0) throw new ApiError("invalid_request", "a JSON body is required");
+  let text: string;
+  try {
+    text = utf8.decode(bytes);
+  } catch {
+    throw new ApiError("invalid_request", "the body is not valid UTF-8");
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new ApiError("invalid_request", "the body is not valid JSON");
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    throw new ApiError("invalid_request", "the body must be a JSON object with a `vat` and/or an `iban` string");
+  }
+  return value as Record<string, unknown>;
+}

@@ -1,0 +1,69 @@
+import { Elysia, ValidationError } from "elysia";
+import { ApiError } from "../errors.ts";
+import type { Logger } from "../log.ts";
+
+const JSON_HEADERS = { "content-type": "application/json; charset=utf-8" };
+
+/** The one place an ApiError becomes an HTTP response. */
+export function renderError(error: ApiError, headers: Record<string, string | number> = {}): Response {
+  const responseHeaders: Record<string, string> = { ...JSON_HEADERS };
+  for (const [name, value] of Object.entries(headers)) responseHeaders[name] = String(value);
+  if (error.headers) Object.assign(responseHeaders, error.headers);
+  if (error.retryAfter !== undefined) responseHeaders["retry-after"] = String(Math.max(0, Math.ceil(error.retryAfter)));
+  return new Response(JSON.stringify(error.toBody()), { status: error.status, headers: responseHeaders });
+}
+
+/**
+ * Explains a failed body validation in the words of the API's input rules, so the caller
+ * learns which rule failed rather than reading a JSON-schema error.
+ */
+export function describeBodyProblem(error: ValidationError): string {
+  const first = error.all[0];
+  const field = first?.path.replace(/^\//, "").split("/")[0] ?? "";
+  if (!first || field === "") return "the body must be a JSON object with a `vat` and/or an `iban` string";
+  const value = first.value;
+  if (typeof value !== "string") return `\`${field}\` must be a string`;
+  const maxLength = (first.schema as { maxLength?: number }).maxLength;
+  if (maxLength !== undefined && value.length > maxLength) {
+    return `\`${field}\` must be at most ${maxLength} characters, got ${value.length}`;
+  }
+  return `\`${field}\` is not valid: ${first.message}`;
+}
+
+/**
+ * Turns every failure — our own ApiErrors and Elysia's routing, parsing and validation
+ * errors — into the ErrorResponse body, so no response ever leaks a stack trace or an
+ * HTML page. `allowedMethods` answers which methods a path supports, for 405.
+ */
+export function errorHandling(options: { log: Logger; allowedMethods: (path: string) => string[] | undefined }) {
+  return new Elysia({ name: "error-handling" }).onError({ as: "global" }, ({ code, error, request, set }) => {
+    const headers = set.headers as Record<string, string | number>;
+    if (error instanceof ApiError) return renderError(error, headers);
+    switch (code) {
+      case "NOT_FOUND": {
+        const path = new URL(request.url).pathname;
+        const allowed = options.allowedMethods(path);
+        if (allowed) {
+          return renderError(
+            new ApiError("method_not_allowed", `${request.method} is not allowed on ${path}; use ${allowed.join(", ")}`, {
+              headers: { allow: allowed.join(", ") },
+            }),
+            headers,
+          );
+        }
+        return renderError(new ApiError("not_found", `no route for ${request.method} ${path}`), headers);
+      }
+      case "PARSE":
+        return renderError(new ApiError("invalid_request", "the body is not valid JSON"), headers);
+      case "VALIDATION":
+        if (error.type === "body") return renderError(new ApiError("invalid_request", describeBodyProblem(error)), headers);
+        break;
+    }
+    options.log.error("unhandled_error", {
+      code: String(code),
+      error: error instanceof Error ? error.message : String(error),
+      stack: error instanceof Error ? error.stack : undefined,
+    });
+    return renderError(new ApiError("internal_error", "an unexpected error occurred; it has been logged"), headers);
+  });
+}

@@ -1,0 +1,86 @@
+import { type Static, t } from "elysia";
+import { ErrorResponseSchema, ErrorSchema } from "../errors.ts";
+import { IbanResultSchema } from "../iban/schema.ts";
+import { VatResultSchema } from "../vat/schema.ts";
+
+export const PLAN_IDS = ["free", "basic", "pro", "rapidapi"] as const;
+export type PlanId = (typeof PLAN_IDS)[number];
+
+const PlanIdSchema = t.UnionEnum(PLAN_IDS, { description: "plan of the calling key" });
+const dateTime = (description: string) => t.String({ format: "date-time", description });
+const nullableInteger = (description: string) => t.Union([t.Integer(), t.Null()], { description });
+
+export const ValidateRequestSchema = t.Object(
+  {
+    vat: t.Optional(t.String({ maxLength: 40, description: "VAT number with its 2-letter country prefix" })),
+    iban: t.Optional(t.String({ maxLength: 60, description: "IBAN, with or without spaces" })),
+  },
+  { minProperties: 1, title: "ValidateRequest", description: "send `vat`, `iban`, or both" },
+);
+export type ValidateRequest = Static<typeof ValidateRequestSchema>;
+
+export const UsageBlockSchema = t.Object(
+  {
+    plan: PlanIdSchema,
+    used: t.Integer({ description: "billable validations used this period, after this request" }),
+    limit: nullableInteger("monthly quota; null when the plan has none"),
+    remaining: nullableInteger("validations left this period; null when the plan has no quota"),
+    reset_at: dateTime("start of the next period (00:00 UTC on the 1st)"),
+  },
+  { title: "UsageBlock" },
+);
+export type UsageBlock = Static<typeof UsageBlockSchema>;
+
+export const ValidateResponseSchema = t.Object(
+  {
+    request_id: t.String({ description: "identifier of the request, also in the X-Request-Id header" }),
+    vat: t.Optional(VatResultSchema),
+    iban: t.Optional(IbanResultSchema),
+    billable: t.Boolean({ description: "whether this request counted against the monthly quota" }),
+    usage: UsageBlockSchema,
+  },
+  { title: "ValidateResponse" },
+);
+export type ValidateResponse = Static<typeof ValidateResponseSchema>;
+
+export const UsageSchema = t.Object(
+  {
+    plan: PlanIdSchema,
+    plan_name: t.String(),
+    price_usd_per_month: t.Number(),
+    monthly_quota: nullableInteger("billable validations per month; null when the plan has none"),
+    used: t.Integer({ description: "billable validations used this period" }),
+    remaining: nullableInteger("null when the plan has no quota"),
+    period_start: dateTime("start of the current period"),
+    reset_at: dateTime("start of the next period"),
+    rate_limit_per_minute: t.Integer(),
+    requests_this_month: t.Integer({ description: "all validate requests, including cache hits" }),
+    key_id: t.Union([t.String(), t.Null()], { description: "public id of the key; null for gateway subscribers" }),
+  },
+  { title: "Usage" },
+);
+export type Usage = Static<typeof UsageSchema>;
+
+export const HealthSchema = t.Object(
+  {
+    status: t.Literal("ok"),
+    registry: t.Object({
+      version: t.String({ description: "IBAN structure and bank registry version" }),
+      bank_data_date: t.String({ description: "date of the bundled bank data" }),
+    }),
+  },
+  { title: "Health" },
+);
+
+/** Named schemas, registered once so the OpenAPI document refers to them by name. */
+export const models = {
+  Error: ErrorSchema,
+  ErrorResponse: ErrorResponseSchema,
+  ValidateRequest: ValidateRequestSchema,
+  ValidateResponse: ValidateResponseSchema,
+  IbanResult: IbanResultSchema,
+  VatResult: VatResultSchema,
+  UsageBlock: UsageBlockSchema,
+  Usage: UsageSchema,
+  Health: HealthSchema,
+};

@@ -1,0 +1,185 @@
+import type { ApiErrorBody, ErrorCode } from "../errors.ts";
+import { type BankTable, findBank } from "./bank-directory.ts";
+import { mod97 } from "./mod97.ts";
+import { ASCII_KIND, DIGIT, describeCharacter, IbanScanner, LETTER } from "./normalize.ts";
+import type { IbanRegistry, Span } from "./registry.ts";
+import type { IbanResult } from "./schema.ts";
+
+export interface IbanEngine {
+  /** Version of the bundled registry, for example `swift-r100+schwifty-23462330 (bank data 2026-07-23)`. */
+  readonly registryVersion: string;
+  /** Validates and parses one IBAN as a user typed it. Never throws. */
+  validate(input: string): IbanResult;
+}
+
+/** A country's format compiled for the hot path; offsets are into the electronic IBAN. */
+interface CompiledFormat {
+  code: string;
+  length: number;
+  /** Accepted kind bits per IBAN position (check digits included). */
+  classes: Uint8Array;
+  bank: Span | null;
+  branch: Span | null;
+  account: Span | null;
+  sepa: boolean;
+  banks: BankTable | null;
+}
+
+const CLASS_BITS: Record<string, number> = { n: DIGIT, a: LETTER, c: DIGIT | LETTER };
+const CLASS_NAMES = ["", "a digit", "an upper-case letter", "a letter or digit"];
+
+/**
+ * Compiles the registry once into per-country tables and returns the validator. Validation is pure and
+ * synchronous: it reads the input's character codes into a reused buffer, checks country, length,
+ * structure and checksum in that order, and only builds strings for the result.
+ */
+export function createIbanEngine(registry: IbanRegistry): IbanEngine {
+  /** Indexed by (first letter × 26 + second letter). */
+  const formats: (CompiledFormat | undefined)[] = new Array(26 * 26).fill(undefined);
+  for (const [code, format] of registry.formats) {
+    const classes = new Uint8Array(format.ibanLength);
+    classes.fill(LETTER, 0, 2).fill(DIGIT, 2, 4);
+    for (let i = 0; i < format.bbanClasses.length; i++) {
+      classes[4 + i] = CLASS_BITS[format.bbanClasses[i] as string] as number;
+    }
+    const shift = (span: Span | null): Span | null => (span ? [span[0] + 4, span[1] + 4] : null);
+    formats[(code.charCodeAt(0) - 65) * 26 + code.charCodeAt(1) - 65] = {
+      code,
+      length: format.ibanLength,
+      classes,
+      bank: shift(format.bank),
+      branch: shift(format.branch),
+      account: shift(format.account),
+      sepa: format.sepa,
+      banks: registry.banks.get(code) ?? null,
+    };
+  }
+  const scanner = new IbanScanner();
+
+  function validate(input: string): IbanResult {
+    scanner.scan(input);
+    if (scanner.badIndex >= 0) {
+      const where = scanner.badIndex + 1;
+      return rejected(
+        input,
+        "invalid_format",
+        `character ${describeCharacter(input, scanner.badIndex)} at position ${where} is not allowed in an IBAN`,
+        null,
+      );
+    }
+    const { codes, start, length } = scanner;
+    if (length === 0) return rejected(input, "invalid_country", "IBAN is empty", null);
+    const first = codes[start] as number;
+    const second = codes[start + 1] as number;
+    if (length < 2 || ASCII_KIND[first] !== LETTER || ASCII_KIND[second] !== LETTER) {
+      return rejected(input, "invalid_country", "IBAN must start with a two-letter country code", null);
+    }
+    const format = formats[(first - 65) * 26 + second - 65];
+    if (!format) {
+      const code = String.fromCharCode(first, second);
+      return rejected(
+        input,
+        "invalid_country",
+        `${code} is not a country or territory that uses IBANs`,
+        null,
+      );
+    }
+    if (length !== format.length) {
+      return rejected(
+        input,
+        "invalid_length",
+        `IBAN for ${format.code} must be ${format.length} characters, got ${length}`,
+        format.code,
+      );
+    }
+    const classes = format.classes;
+    for (let i = 2; i < length; i++) {
+      const c = codes[start + i] as number;
+      const expected = classes[i] as number;
+      if (((ASCII_KIND[c] as number) & expected) === 0) {
+        const part = i < 4 ? " (check digits)" : "";
+        return rejected(
+          input,
+          "invalid_format",
+          `character '${String.fromCharCode(c)}' at position ${i + 1}${part} must be ${CLASS_NAMES[expected]}`,
+          format.code,
+        );
+      }
+    }
+    const iban = scanner.verbatim ? input : electronic(codes, start, length);
+    const checkDigits = ((codes[start + 2] as number) - 48) * 10 + (codes[start + 3] as number) - 48;
+    if (checkDigits < 2 || checkDigits > 98) {
+      const message = `check digits ${iban.slice(2, 4)} are never issued (ISO 13616 check digits run from 02 to 98)`;
+      return parsed(input, iban, format, { code: "invalid_checksum", message });
+    }
+    if (mod97(codes, start, length) !== 1) {
+      const message = "IBAN checksum (ISO 7064 mod 97-10) does not match; a character is probably mistyped";
+      return parsed(input, iban, format, { code: "invalid_checksum", message });
+    }
+    return parsed(input, iban, format, null);
+  }
+
+  return { registryVersion: registry.version, validate };
+}
+
+function electronic(codes: Uint8Array, start: number, length: number): string {
+  return String.fromCharCode.apply(null, codes.subarray(start, start + length) as unknown as number[]);
+}
+
+/** Groups of four separated by single spaces, the ISO 13616 print format. */
+function printFormat(iban: string): string {
+  let text = iban.slice(0, 4);
+  for (let i = 4; i < iban.length; i += 4) text += ` ${iban.slice(i, i + 4)}`;
+  return text;
+}
+
+function part(iban: string, span: Span | null): string | null {
+  return span ? iban.slice(span[0], span[1]) : null;
+}
+
+/**
+ * A result whose structure passed: valid, or failing only the checksum. A checksum failure keeps the
+ * parsed parts (they help find the typo) but names no bank, since the bank code may be the typo.
+ */
+function parsed(input: string, iban: string, format: CompiledFormat, error: ApiErrorBody | null): IbanResult {
+  const bankCode = part(iban, format.bank);
+  return {
+    input,
+    valid: error === null,
+    iban,
+    iban_formatted: printFormat(iban),
+    country_code: format.code,
+    check_digits: iban.slice(2, 4),
+    bban: iban.slice(4),
+    bank_code: bankCode,
+    branch_code: part(iban, format.branch),
+    account_number: part(iban, format.account),
+    sepa: format.sepa,
+    bank:
+      error === null && bankCode !== null && format.banks !== null ? findBank(format.banks, bankCode) : null,
+    source: "offline",
+    cached: false,
+    error,
+  };
+}
+
+/** A result for input that is not an IBAN of a known country's structure: only the country, if known. */
+function rejected(input: string, code: ErrorCode, message: string, country: string | null): IbanResult {
+  return {
+    input,
+    valid: false,
+    iban: null,
+    iban_formatted: null,
+    country_code: country,
+    check_digits: null,
+    bban: null,
+    bank_code: null,
+    branch_code: null,
+    account_number: null,
+    sepa: null,
+    bank: null,
+    source: "offline",
+    cached: false,
+    error: { code, message },
+  };
+}

@@ -1,0 +1,99 @@
+/**
+ * Turns an IBAN as people write it into its electronic form, one character code at a time, without
+ * building intermediate strings: separators are skipped, lower-case letters are upper-cased, and a
+ * leading "IBAN" or "IBAN:" label (as printed on invoices) is dropped.
+ */
+
+/** Character kind bits of the IBAN alphabet; a position's class is the set of kinds it accepts. */
+export const DIGIT = 1;
+export const LETTER = 2;
+const LOWER = 4;
+const SEPARATOR = 8;
+
+/** Kind of each ASCII code; 0 means not allowed. */
+export const ASCII_KIND = new Uint8Array(128);
+for (let c = 48; c <= 57; c++) ASCII_KIND[c] = DIGIT;
+for (let c = 65; c <= 90; c++) ASCII_KIND[c] = LETTER;
+for (let c = 97; c <= 122; c++) ASCII_KIND[c] = LOWER;
+for (const c of [0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x20, 0x2d, 0x2e]) ASCII_KIND[c] = SEPARATOR;
+
+/**
+ * Non-ASCII separators: no-break, typographic and ideographic spaces (U+00A0, U+2000–U+200A, U+202F,
+ * U+205F, U+3000) and typographic dashes (U+2010–U+2015, U+2212), which word processors substitute.
+ */
+function isUnicodeSeparator(c: number): boolean {
+  return (
+    c === 0x00a0 ||
+    (c >= 0x2000 && c <= 0x200a) ||
+    (c >= 0x2010 && c <= 0x2015) ||
+    c === 0x202f ||
+    c === 0x205f ||
+    c === 0x2212 ||
+    c === 0x3000
+  );
+}
+
+const COLON = 0x3a;
+
+/** No IBAN is longer than 34 characters; anything longer only needs counting, not keeping. */
+const CAPACITY = 64;
+
+/**
+ * Reusable scanner state: after `scan(input)`, `codes[start .. start + length)` holds the electronic
+ * form (up to the capacity; `length` counts all of it), or `badIndex` is the index in the input of the
+ * first character that cannot be part of an IBAN.
+ */
+export class IbanScanner {
+  readonly codes = new Uint8Array(CAPACITY);
+  start = 0;
+  length = 0;
+  /** The input already is the electronic form, so it can be used as the IBAN string as is. */
+  verbatim = true;
+  badIndex = -1;
+
+  scan(input: string): void {
+    const codes = this.codes;
+    let count = 0;
+    let verbatim = true;
+    let colonSeen = false;
+    this.badIndex = -1;
+    for (let i = 0; i < input.length; i++) {
+      const c = input.charCodeAt(i);
+      const kind = c < 128 ? (ASCII_KIND[c] as number) : isUnicodeSeparator(c) ? SEPARATOR : 0;
+      if (kind === DIGIT || kind === LETTER) {
+        if (count < CAPACITY) codes[count] = c;
+        count++;
+      } else if (kind === LOWER) {
+        if (count < CAPACITY) codes[count] = c - 32;
+        count++;
+        verbatim = false;
+      } else if (kind === SEPARATOR) {
+        verbatim = false;
+      } else if (c === COLON && !colonSeen && count === 4 && startsWithLabel(codes)) {
+        colonSeen = true;
+        verbatim = false;
+      } else {
+        this.badIndex = i;
+        return;
+      }
+    }
+    const labelled = count >= 4 && startsWithLabel(codes);
+    this.start = labelled ? 4 : 0;
+    this.length = labelled ? count - 4 : count;
+    this.verbatim = verbatim && !labelled;
+  }
+}
+
+/** "IBAN", which no IBAN starts with: there is no country IB. */
+function startsWithLabel(codes: Uint8Array): boolean {
+  return codes[0] === 73 && codes[1] === 66 && codes[2] === 65 && codes[3] === 78;
+}
+
+/** How to show a character in a message: `'/'`, `'Ａ' (U+FF21)` for look-alikes, `U+0000` for controls. */
+export function describeCharacter(input: string, index: number): string {
+  const point = input.codePointAt(index) ?? 0;
+  const hex = `U+${point.toString(16).toUpperCase().padStart(4, "0")}`;
+  if (point < 0x20 || (point >= 0x7f && point <= 0x9f) || (point >= 0xd800 && point <= 0xdfff)) return hex;
+  const shown = `'${String.fromCodePoint(point)}'`;
+  return point < 0x7f ? shown : `${shown} (${hex})`;
+}

@@ -1,0 +1,34 @@
+import { type Static, t } from "elysia";
+import { ErrorSchema } from "../errors.ts";
+
+const nullableString = (description: string) => t.Union([t.String(), t.Null()], { description });
+
+export const BankSchema = t.Object(
+  { name: t.String(), bic: t.String() },
+  { title: "Bank", description: "Bank name and BIC from the bundled registry" },
+);
+export type Bank = Static<typeof BankSchema>;
+
+export const IbanResultSchema = t.Object(
+  {
+    input: t.String({ description: "the value as sent" }),
+    valid: t.Union([t.Boolean(), t.Null()], {
+      description: "checksum, length and structure all pass; false for malformed input",
+    }),
+    iban: nullableString("electronic format, no spaces"),
+    iban_formatted: nullableString("print format, groups of 4"),
+    country_code: nullableString("ISO 3166-1 alpha-2"),
+    check_digits: nullableString("the two check digits"),
+    bban: nullableString("basic bank account number"),
+    bank_code: nullableString("bank identifier, per the IBAN registry positions"),
+    branch_code: nullableString("branch identifier, where the country has one"),
+    account_number: nullableString("account number part of the BBAN"),
+    sepa: t.Union([t.Boolean(), t.Null()], { description: "country is in the SEPA scheme" }),
+    bank: t.Union([BankSchema, t.Null()], { description: "null when the bank code is not covered" }),
+    source: t.Literal("offline"),
+    cached: t.Boolean(),
+    error: t.Union([ErrorSchema, t.Null()]),
+  },
+  { title: "IbanResult" },
+);
+export type IbanResult = Static<typeof IbanResultSchema>;

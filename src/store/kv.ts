@@ -1,0 +1,21 @@
+/**
+ * The shared key-value store behind caches and cross-instance counters: Upstash (REST),
+ * plain Redis, or an in-process map for the embedded default. Values are strings; callers
+ * serialize. Every method may reject when the store is unreachable: callers decide whether
+ * that degrades (caches) or fails (nothing does today).
+ */
+export interface KeyValueStore {
+  readonly kind: "memory" | "redis" | "upstash";
+  get(key: string): Promise<string | null>;
+  /** Stores `value` under `key`, expiring after `ttlSeconds` (whole seconds, > 0). */
+  set(key: string, value: string, ttlSeconds: number): Promise<void>;
+  del(key: string): Promise<void>;
+  /**
+   * Atomically adds `by` to the integer at `key` and returns the new value. A key created by
+   * this call expires after `ttlSeconds`; an existing key keeps its expiry.
+   */
+  incr(key: string, by: number, ttlSeconds: number): Promise<number>;
+  /** Resolves when the store answers; rejects otherwise. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}

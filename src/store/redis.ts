@@ -1,0 +1,85 @@
+import { RedisClient } from "bun";
+import { checkIncrement, checkTtlSeconds } from "./arguments.ts";
+import { withDeadline } from "./deadline.ts";
+import { StoreError } from "./errors.ts";
+import { INCR_WITH_EXPIRY } from "./incr-script.ts";
+import type { KeyValueStore } from "./kv.ts";
+import { integerReply, stringReply } from "./replies.ts";
+
+export type RedisStoreOptions = {
+  /** `redis://`, `rediss://` or `redis+unix://` URL, credentials and database included. */
+  url: string;
+  /** Upper bound for one call, connecting included. */
+  timeoutMs: number;
+};
+
+/**
+ * A store on a Redis server over Bun's built-in client. A call never waits longer than
+ * `timeoutMs`: while the server is unreachable calls fail at once instead of queueing, and
+ * the next call after the server is back reconnects.
+ */
+export function createRedisStore({ url, timeoutMs }: RedisStoreOptions): KeyValueStore {
+  // Reconnecting is done here, on demand, rather than by the client: its own reconnect loop
+  // gives up for good after `maxRetries`, and its offline queue would hold calls for as long
+  // as the outage lasts.
+  const client = new RedisClient(url, {
+    connectionTimeout: timeoutMs,
+    autoReconnect: false,
+    enableOfflineQueue: false,
+  });
+  const connected = connectOnDemand(client);
+  let closed = false;
+
+  const send = (command: string, args: string[]): Promise<unknown> => {
+    if (closed) return Promise.reject(new StoreError("closed", "the Redis store is closed"));
+    const reply = connected().then(() => client.send(command, args));
+    // A call that outlives its deadline most likely sits on a dead connection (a half-open
+    // socket is never noticed otherwise): drop it so the next call starts a fresh one.
+    return withDeadline(reply, timeoutMs, `Redis ${command}`, () => client.close());
+  };
+
+  return {
+    kind: "redis",
+    async get(key) {
+      return stringReply(await send("GET", [key]), "GET");
+    },
+    async set(key, value, ttlSeconds) {
+      checkTtlSeconds(ttlSeconds);
+      await send("SET", [key, value, "EX", String(ttlSeconds)]);
+    },
+    async del(key) {
+      await send("DEL", [key]);
+    },
+    async incr(key, by, ttlSeconds) {
+      checkTtlSeconds(ttlSeconds);
+      checkIncrement(by);
+      return integerReply(
+        await send("EVAL", [INCR_WITH_EXPIRY, "1", key, String(by), String(ttlSeconds)]),
+        "EVAL",
+      );
+    },
+    async ping() {
+      await send("PING", []);
+    },
+    async close() {
+      closed = true;
+      client.close();
+    },
+  };
+}
+
+/**
+ * For a client made with `autoReconnect: false`: returns a function resolving once the
+ * client is connected, starting one connection attempt when it is not and sharing that
+ * attempt among concurrent callers.
+ */
+export function connectOnDemand(client: RedisClient): () => Promise<void> {
+  let connecting: Promise<void> | null = null;
+  return () => {
+    if (client.connected) return Promise.resolve();
+    connecting ??= client.connect().finally(() => {
+      connecting = null;
+    });
+    return connecting;
+  };
+}

@@ -1,0 +1,170 @@
+import { Type as t } from "@sinclair/typebox";
+import { Value } from "@sinclair/typebox/value";
+import type { Clock } from "../clock.ts";
+import type { LogFields } from "../log.ts";
+import { withDeadline } from "../store/deadline.ts";
+import { StoreError } from "../store/errors.ts";
+import type { KeyValueStore } from "../store/kv.ts";
+import type { UpstreamVerdict } from "./upstream.ts";
+
+/** `fresh`: within the fresh period, serve as is. `stale`: last-known-good only. */
+export type CacheState = "fresh" | "stale";
+
+export type CachedVerdict = {
+  /** The verdict as the authority gave it, its `checkedAt` and `consultationNumber` included. */
+  verdict: UpstreamVerdict;
+  state: CacheState;
+};
+
+/**
+ * Why the cache answered a miss or dropped a write: the store failed, was too slow, or held
+ * something unreadable; or the verdict's `checkedAt` was not a timestamp.
+ */
+export type CacheFault = {
+  operation: "get" | "put";
+  reason: "store_error" | "timeout" | "corrupt_entry" | "invalid_verdict";
+};
+
+export interface VatCache {
+  /** The cached verdict for a normalized VAT number, or null on a miss or a store outage. */
+  get(vatNumber: string): Promise<CachedVerdict | null>;
+  /**
+   * Caches a definitive verdict (faults cannot be passed). Resolves once stored or given up
+   * on; never rejects. A verdict already older than the last-known-good period is not stored.
+   */
+  put(vatNumber: string, verdict: UpstreamVerdict): Promise<void>;
+}
+
+export type VatCacheOptions = {
+  store: KeyValueStore;
+  clock: Clock;
+  /** Receives one `vat_cache_fault` event per fault, e.g. `logger.warn`. */
+  log: (event: string, fields: LogFields) => void;
+  /** Called once per fault, for metrics. */
+  onFault?: (fault: CacheFault) => void;
+  /** How long a verdict is served as fresh after it was checked; defaults to 24 hours. */
+  freshTtlSeconds?: number;
+  /** How long it is kept as last-known-good after it was checked; defaults to 30 days. */
+  lkgTtlSeconds?: number;
+  /** The most a store call may add to a request before it counts as an outage; defaults to 150. */
+  timeoutMs?: number;
+};
+
+export const DEFAULT_FRESH_TTL_SECONDS = 24 * 60 * 60;
+export const DEFAULT_LKG_TTL_SECONDS = 30 * 24 * 60 * 60;
+export const DEFAULT_CACHE_TIMEOUT_MS = 150;
+
+const nullableString = t.Union([t.String(), t.Null()]);
+
+// The stored form. Times are epoch milliseconds: freshness is a comparison with the clock.
+// Bump the key version when this changes incompatibly; old entries then simply expire.
+const CacheEntrySchema = t.Object({
+  value: t.Object({
+    kind: t.Literal("verdict"),
+    valid: t.Boolean(),
+    name: nullableString,
+    address: nullableString,
+    checkedAt: t.String(),
+    consultationNumber: nullableString,
+    source: t.Union([t.Literal("vies"), t.Literal("uk_authority")]),
+  }),
+  checkedAt: t.Number(),
+  freshUntil: t.Number(),
+  staleUntil: t.Number(),
+});
+
+type CacheEntry = { value: UpstreamVerdict; checkedAt: number; freshUntil: number; staleUntil: number };
+
+const keyFor = (vatNumber: string) => `vat:v1:${vatNumber}`;
+
+/**
+ * The VAT verdict cache: one entry per normalized VAT number, fresh for `freshTtlSeconds`
+ * and kept as last-known-good until `lkgTtlSeconds` after the authority checked it. The
+ * store is an optimisation, never a dependency: when it fails, is slow or holds garbage, a
+ * get is a miss and a put is dropped, each within `timeoutMs`, logged and reported.
+ */
+export function createVatCache(options: VatCacheOptions): VatCache {
+  const { store, clock, log, onFault } = options;
+  const freshMs =
+    positiveSeconds(options.freshTtlSeconds ?? DEFAULT_FRESH_TTL_SECONDS, "freshTtlSeconds") * 1000;
+  const lkgMs = positiveSeconds(options.lkgTtlSeconds ?? DEFAULT_LKG_TTL_SECONDS, "lkgTtlSeconds") * 1000;
+  const timeoutMs = options.timeoutMs ?? DEFAULT_CACHE_TIMEOUT_MS;
+  if (lkgMs < freshMs) throw new RangeError("lkgTtlSeconds must be at least freshTtlSeconds");
+
+  const fault = (operation: CacheFault["operation"], reason: CacheFault["reason"], error: unknown) => {
+    log("vat_cache_fault", {
+      operation,
+      reason,
+      message: error instanceof Error ? error.message : String(error),
+    });
+    onFault?.({ operation, reason });
+  };
+  const storeFault = (operation: CacheFault["operation"], error: unknown) =>
+    fault(
+      operation,
+      error instanceof StoreError && error.failure === "timeout" ? "timeout" : "store_error",
+      error,
+    );
+
+  return {
+    async get(vatNumber) {
+      let raw: string | null;
+      try {
+        raw = await withDeadline(store.get(keyFor(vatNumber)), timeoutMs, "VAT cache get");
+      } catch (error) {
+        storeFault("get", error);
+        return null;
+      }
+      if (raw === null) return null;
+      const entry = decode(raw);
+      if (entry === null) {
+        fault("get", "corrupt_entry", new Error(`unreadable entry of ${raw.length} characters`));
+        return null;
+      }
+      const now = clock.now();
+      if (now < entry.freshUntil) return { verdict: entry.value, state: "fresh" };
+      if (now < entry.staleUntil) return { verdict: entry.value, state: "stale" };
+      return null;
+    },
+
+    async put(vatNumber, verdict) {
+      const checkedAt = Date.parse(verdict.checkedAt);
+      if (Number.isNaN(checkedAt)) {
+        fault("put", "invalid_verdict", new Error(`checkedAt is not a timestamp: ${verdict.checkedAt}`));
+        return;
+      }
+      const entry: CacheEntry = {
+        value: verdict,
+        checkedAt,
+        freshUntil: checkedAt + freshMs,
+        staleUntil: checkedAt + lkgMs,
+      };
+      const ttlSeconds = Math.min(Math.ceil((entry.staleUntil - clock.now()) / 1000), lkgMs / 1000);
+      if (ttlSeconds <= 0) return;
+      try {
+        await withDeadline(
+          store.set(keyFor(vatNumber), JSON.stringify(entry), ttlSeconds),
+          timeoutMs,
+          "VAT cache put",
+        );
+      } catch (error) {
+        storeFault("put", error);
+      }
+    },
+  };
+}
+
+function decode(raw: string): CacheEntry | null {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    return null;
+  }
+  return Value.Check(CacheEntrySchema, parsed) ? parsed : null;
+}
+
+function positiveSeconds(value: number, name: string): number {
+  if (!Number.isSafeInteger(value) || value <= 0) throw new RangeError(`${name} must be a positive integer`);
+  return value;
+}

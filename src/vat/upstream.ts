@@ -1,0 +1,54 @@
+/**
+ * What an upstream VAT authority (VIES, the UK service) answered for one number, in the
+ * service's own terms. Clients translate their wire protocol into this; the VAT service
+ * decides caching, billing and fallbacks from it.
+ */
+export type UpstreamVerdict = {
+  kind: "verdict";
+  valid: boolean;
+  /** Registered name; null when not disclosed (`---`, empty or missing). */
+  name: string | null;
+  /** Registered address, outer whitespace trimmed, lines joined with "\n"; null when not disclosed. */
+  address: string | null;
+  /** ISO 8601 timestamp (UTC) taken from the client's clock when the answer arrived. */
+  checkedAt: string;
+  /** Consultation reference; null when none was issued (empty) or not requested. */
+  consultationNumber: string | null;
+  source: "vies" | "uk_authority";
+};
+
+export type UpstreamFaultCode =
+  | "member_state_unavailable"
+  | "service_unavailable"
+  | "upstream_rate_limited"
+  /** The authority refused the number as malformed (VIES `INVALID_INPUT`, UK 400). */
+  | "invalid_input";
+
+export type UpstreamFault = {
+  kind: "fault";
+  code: UpstreamFaultCode;
+  /** Raw cause for logs and metrics: the fault string, `HTTP_503`, `TIMEOUT`, `NETWORK`, `UNPARSEABLE`... */
+  detail: string;
+  /** Whether an immediate, bounded retry may succeed (throttling, timeouts). */
+  retryable: boolean;
+};
+
+export type UpstreamOutcome = UpstreamVerdict | UpstreamFault;
+
+export type UpstreamCheck = {
+  /** The VIES prefix (`EL` for Greece, `XI` for Northern Ireland, `GB` for the UK service). */
+  prefix: string;
+  /** The number without its prefix, normalized. */
+  number: string;
+};
+
+export type UpstreamCallOptions = {
+  /** Give up after this many milliseconds; a client-side timeout is a `member_state_unavailable` fault. */
+  timeoutMs: number;
+  signal?: AbortSignal;
+};
+
+/** One call to one upstream authority. Never throws: every failure is an UpstreamFault. */
+export interface VatUpstream {
+  check(request: UpstreamCheck, options: UpstreamCallOptions): Promise<UpstreamOutcome>;
+}

@@ -1,0 +1,329 @@
+/**
+ * The VIES wire formats as the fake speaks them: request parsing (namespace-aware, like the
+ * real JAX-WS endpoint), response envelopes byte-shaped like the recorded ones, the HTML error
+ * pages, and Jackson-style JSON for the REST API.
+ */
+import { XMLParser } from "fast-xml-parser";
+
+export const SOAP_ENV = "http://schemas.xmlsoap.org/soap/envelope/";
+export const VIES_TYPES = "urn:ec.europa.eu:taxud:vies:services:checkVat:types";
+
+/** The codes the SOAP service accepts, in the order VIES lists them. */
+export const VIES_COUNTRIES = [
+  "AT",
+  "BE",
+  "BG",
+  "CY",
+  "CZ",
+  "DE",
+  "DK",
+  "EE",
+  "EL",
+  "ES",
+  "FI",
+  "FR",
+  "HR",
+  "HU",
+  "IE",
+  "IT",
+  "LT",
+  "LU",
+  "LV",
+  "MT",
+  "NL",
+  "PL",
+  "PT",
+  "RO",
+  "SE",
+  "SI",
+  "SK",
+  "XI",
+] as const;
+
+/** `vatNumber` pattern from the WSDL. */
+export const VAT_NUMBER_PATTERN = /^[0-9A-Za-z+*.]{2,12}$/;
+
+export type ViesOperation = "checkVat" | "checkVatApprox";
+
+export type ViesSoapRequest = {
+  operation: ViesOperation;
+  countryCode: string;
+  vatNumber: string;
+  /** Only for checkVatApprox; empty string when the element is absent. */
+  requesterCountryCode: string;
+  requesterVatNumber: string;
+};
+
+const parser = new XMLParser({
+  ignoreAttributes: false,
+  attributeNamePrefix: "@_",
+  parseTagValue: false,
+  parseAttributeValue: false,
+  trimValues: false,
+  htmlEntities: true,
+});
+
+type Scope = ReadonlyMap<string, string>;
+type Found = { node: unknown; scope: Scope };
+
+function attributes(node: unknown): Record<string, string> {
+  if (typeof node !== "object" || node === null) return {};
+  const out: Record<string, string> = {};
+  for (const [key, value] of Object.entries(node)) {
+    if (key.startsWith("@_") && typeof value === "string") out[key.slice(2)] = value;
+  }
+  return out;
+}
+
+function withDeclarations(scope: Scope, node: unknown): Scope {
+  const next = new Map(scope);
+  for (const [name, value] of Object.entries(attributes(node))) {
+    if (name === "xmlns") next.set("", value);
+    else if (name.startsWith("xmlns:")) next.set(name.slice(6), value);
+  }
+  return next;
+}
+
+/** The qualified children of a node as `{namespace, local}` entries. */
+function children(node: unknown, scope: Scope): { namespace: string; local: string; found: Found }[] {
+  if (typeof node !== "object" || node === null) return [];
+  const out: { namespace: string; local: string; found: Found }[] = [];
+  for (const [tag, value] of Object.entries(node)) {
+    if (tag.startsWith("@_") || tag === "#text") continue;
+    for (const item of Array.isArray(value) ? value : [value]) {
+      const childScope = withDeclarations(scope, item);
+      const colon = tag.indexOf(":");
+      const prefix = colon === -1 ? "" : tag.slice(0, colon);
+      const local = colon === -1 ? tag : tag.slice(colon + 1);
+      out.push({ namespace: childScope.get(prefix) ?? "", local, found: { node: item, scope: childScope } });
+    }
+  }
+  return out;
+}
+
+function textOf(node: unknown): string {
+  if (typeof node === "string") return node;
+  if (typeof node === "object" && node !== null && "#text" in node) return String(node["#text"]);
+  return "";
+}
+
+/** A request the endpoint refuses before reaching the business logic, with CXF's wording. */
+export type ViesClientError = { clientError: string };
+
+const CHECK_VAT_FIELDS = ["countryCode", "vatNumber"];
+
+/** The request elements each operation's schema allows. */
+const REQUEST_FIELDS: Record<ViesOperation, ReadonlySet<string>> = {
+  checkVat: new Set(CHECK_VAT_FIELDS),
+  checkVatApprox: new Set([
+    ...CHECK_VAT_FIELDS,
+    "traderName",
+    "traderCompanyType",
+    "traderStreet",
+    "traderPostcode",
+    "traderCity",
+    "requesterCountryCode",
+    "requesterVatNumber",
+  ]),
+};
+
+/**
+ * Parses a checkVat / checkVatApprox request the way a schema-bound endpoint does: envelope in
+ * the SOAP 1.1 namespace, operation and every field in the types namespace (the schema is
+ * `elementFormDefault="qualified"`, so unqualified children are refused).
+ */
+export function parseSoapRequest(xml: string): ViesSoapRequest | ViesClientError {
+  let document: unknown;
+  try {
+    document = parser.parse(xml, true);
+  } catch {
+    return { clientError: "Error reading XMLStreamReader." };
+  }
+  const envelope = children(document, new Map()).find((c) => c.local === "Envelope");
+  if (envelope?.namespace !== SOAP_ENV) return { clientError: "Error reading XMLStreamReader." };
+  const body = children(envelope.found.node, envelope.found.scope).find(
+    (c) => c.namespace === SOAP_ENV && c.local === "Body",
+  );
+  const operation = body ? children(body.found.node, body.found.scope)[0] : undefined;
+  if (
+    operation === undefined ||
+    operation.namespace !== VIES_TYPES ||
+    (operation.local !== "checkVat" && operation.local !== "checkVatApprox")
+  ) {
+    const name = operation ? `{${operation.namespace}}${operation.local}` : "(none)";
+    return { clientError: `Unexpected wrapper element ${name} found.` };
+  }
+  const allowed = REQUEST_FIELDS[operation.local];
+  const fields = new Map<string, string>();
+  for (const field of children(operation.found.node, operation.found.scope)) {
+    if (field.namespace !== VIES_TYPES || !allowed.has(field.local)) {
+      return {
+        clientError: `Unmarshalling Error: unexpected element (uri:"${field.namespace}", local:"${field.local}").`,
+      };
+    }
+    fields.set(field.local, textOf(field.found.node));
+  }
+  return {
+    operation: operation.local,
+    countryCode: fields.get("countryCode") ?? "",
+    vatNumber: fields.get("vatNumber") ?? "",
+    requesterCountryCode: fields.get("requesterCountryCode") ?? "",
+    requesterVatNumber: fields.get("requesterVatNumber") ?? "",
+  };
+}
+
+const XML_ESCAPES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;" };
+
+function escapeText(value: string): string {
+  return value.replace(/[&<>]/g, (char) => XML_ESCAPES[char] ?? char);
+}
+
+export type ViesAnswerFields = {
+  operation: ViesOperation;
+  countryCode: string;
+  vatNumber: string;
+  requestDate: string;
+  valid: boolean;
+  name: string;
+  address: string;
+  requestIdentifier: string;
+};
+
+/** A success body as VIES sends it since 2022: one line, no XML declaration, `env:`/`ns2:`. */
+export function answerEnvelope(a: ViesAnswerFields): string {
+  const ns2 = (tag: string, value: string) => `<ns2:${tag}>${escapeText(value)}</ns2:${tag}>`;
+  const head = [
+    ns2("countryCode", a.countryCode),
+    ns2("vatNumber", a.vatNumber),
+    ns2("requestDate", a.requestDate),
+    ns2("valid", String(a.valid)),
+  ];
+  const tail =
+    a.operation === "checkVat"
+      ? [ns2("name", a.name), ns2("address", a.address)]
+      : [
+          ns2("traderName", a.name),
+          ns2("traderCompanyType", "---"),
+          ns2("traderAddress", a.address),
+          ns2("requestIdentifier", a.requestIdentifier),
+        ];
+  const response = `${a.operation}Response`;
+  return (
+    `<env:Envelope xmlns:env="${SOAP_ENV}"><env:Header/><env:Body>` +
+    `<ns2:${response} xmlns:ns2="${VIES_TYPES}">${[...head, ...tail].join("")}</ns2:${response}>` +
+    "</env:Body></env:Envelope>"
+  );
+}
+
+/**
+ * A fault body. `env` is the current shape; `soap` the pre-2022 one (no Header, `soap:` prefix).
+ * VIES uses faultcode Server for every business fault, Client for requests it cannot read.
+ */
+export function faultEnvelope(
+  faultString: string,
+  style: "env" | "soap",
+  faultCode: "Server" | "Client",
+): string {
+  if (style === "soap") {
+    return (
+      `<soap:Envelope xmlns:soap="${SOAP_ENV}"><soap:Body><soap:Fault>` +
+      `<faultcode>soap:${faultCode}</faultcode><faultstring>${escapeText(faultString)}</faultstring>` +
+      "</soap:Fault></soap:Body></soap:Envelope>"
+    );
+  }
+  return (
+    `<env:Envelope xmlns:env="${SOAP_ENV}"><env:Header/><env:Body><env:Fault>` +
+    `<faultcode>env:${faultCode}</faultcode><faultstring>${escapeText(faultString)}</faultstring>` +
+    "</env:Fault></env:Body></env:Envelope>"
+  );
+}
+
+/** The WebLogic page VIES has answered with to a wrong Content-Type since August 2022. */
+export const WEBLOGIC_500_PAGE = `<!DOCTYPE HTML PUBLIC "-//W3C//DTD HTML 4.0 Draft//EN">
+<HTML>
+<HEAD>
+<TITLE>Error 500--Internal Server Error</TITLE>
+</HEAD>
+<BODY bgcolor="white">
+<FONT FACE=Helvetica><BR CLEAR=all>
+<TABLE border=0 cellspacing=5><TR><TD><BR CLEAR=all>
+<FONT FACE="Helvetica" COLOR="black" SIZE="3"><H2>Error 500--Internal Server Error</H2>
+</FONT></TD></TR>
+</TABLE>
+<TABLE border=0 width=100% cellpadding=10><TR><TD VALIGN=top WIDTH=100% BGCOLOR=white><FONT FACE="Courier New"><FONT FACE="Helvetica" SIZE="3"><H3>From RFC 2068 <i>Hypertext Transfer Protocol -- HTTP/1.1</i>:</H3>
+</FONT><FONT FACE="Helvetica" SIZE="3"><H4>10.5.1 500 Internal Server Error</H4>
+</FONT><P><FONT FACE="Courier New">The server encountered an unexpected condition which prevented it from fulfilling the request.</FONT></P>
+</FONT></TD></TR>
+</TABLE>
+
+</BODY>
+</HTML>
+`;
+
+const REASONS: Record<number, string> = {
+  404: "Not Found",
+  500: "Internal Server Error",
+  502: "Bad Gateway",
+  503: "Service Unavailable",
+  504: "Gateway Timeout",
+};
+
+/** A front-end proxy error page, the shape of the 5xx pages seen during VIES outages. */
+export function proxyErrorPage(status: number): string {
+  const reason = REASONS[status] ?? "Error";
+  return `<!DOCTYPE HTML PUBLIC "-//IETF//DTD HTML 2.0//EN">
+<html><head>
+<title>${status} ${reason}</title>
+</head><body>
+<h1>${reason}</h1>
+<p>The server is temporarily unable to service your request. Please try again later.</p>
+</body></html>
+`;
+}
+
+const brusselsFormat = new Intl.DateTimeFormat("en-CA", {
+  timeZone: "Europe/Brussels",
+  year: "numeric",
+  month: "2-digit",
+  day: "2-digit",
+  timeZoneName: "longOffset",
+});
+
+/** `requestDate` as VIES writes it: the Brussels date with its offset, `2023-08-11+02:00`. */
+export function brusselsRequestDate(epochMs: number): string {
+  const parts = Object.fromEntries(
+    brusselsFormat.formatToParts(new Date(epochMs)).map((p) => [p.type, p.value]),
+  );
+  const offset = (parts.timeZoneName ?? "GMT").replace("GMT", "") || "+00:00";
+  return `${parts.year}-${parts.month}-${parts.day}${offset}`;
+}
+
+const IDENTIFIER_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+
+/** A consultation number in the observed shape: 16 characters starting with `WAPI`. */
+export function newRequestIdentifier(): string {
+  const random = crypto.getRandomValues(new Uint8Array(12));
+  return `WAPI${Array.from(random, (byte) => IDENTIFIER_ALPHABET[byte % IDENTIFIER_ALPHABET.length]).join("")}`;
+}
+
+/**
+ * JSON in Jackson's DefaultPrettyPrinter style, as the VIES REST API sends it:
+ * `"key" : value`, objects indented by two spaces per level, arrays inline as `[ {` … `} ]`.
+ */
+export function jacksonStringify(value: unknown, depth = 0): string {
+  if (Array.isArray(value)) {
+    return value.length === 0
+      ? "[ ]"
+      : `[ ${value.map((item) => jacksonStringify(item, depth)).join(", ")} ]`;
+  }
+  if (typeof value === "object" && value !== null) {
+    const entries = Object.entries(value);
+    if (entries.length === 0) return "{ }";
+    const pad = "  ".repeat(depth + 1);
+    const body = entries.map(
+      ([key, item]) => `${pad}${JSON.stringify(key)} : ${jacksonStringify(item, depth + 1)}`,
+    );
+    return `{\n${body.join(",\n")}\n${"  ".repeat(depth)}}`;
+  }
+  return JSON.stringify(value);
+}

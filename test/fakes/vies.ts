@@ -1,0 +1,485 @@
+/**
+ * A local VIES over real HTTP: the SOAP `checkVatService` (checkVat, checkVatApprox) and the REST
+ * `check-status` endpoint, with the outage shapes seen in the wild. It is built on `node:http`
+ * rather than `Bun.serve` because resets, garbage bytes and truncated bodies need the raw socket.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo, Socket } from "node:net";
+import {
+  answerEnvelope,
+  brusselsRequestDate,
+  faultEnvelope,
+  jacksonStringify,
+  newRequestIdentifier,
+  parseSoapRequest,
+  proxyErrorPage,
+  VAT_NUMBER_PATTERN,
+  VIES_COUNTRIES,
+  type ViesOperation,
+  type ViesSoapRequest,
+  WEBLOGIC_500_PAGE,
+} from "./vies-wire.ts";
+
+export const VIES_SERVICE_PATH = "/taxation_customs/vies/services/checkVatService";
+export const VIES_STATUS_PATH = "/taxation_customs/vies/rest-api/check-status";
+
+/** Every faultstring VIES is known to send (current WSDL, test service), plus the pre-2021 `SERVER_BUSY`. */
+export const VIES_FAULT_STRINGS = [
+  "INVALID_INPUT",
+  "INVALID_REQUESTER_INFO",
+  "SERVICE_UNAVAILABLE",
+  "MS_UNAVAILABLE",
+  "TIMEOUT",
+  "VAT_BLOCKED",
+  "IP_BLOCKED",
+  "GLOBAL_MAX_CONCURRENT_REQ",
+  "GLOBAL_MAX_CONCURRENT_REQ_TIME",
+  "MS_MAX_CONCURRENT_REQ",
+  "MS_MAX_CONCURRENT_REQ_TIME",
+  "SERVER_BUSY",
+] as const;
+
+export type ViesFaultString = (typeof VIES_FAULT_STRINGS)[number];
+
+/** How the fake answers a SOAP call instead of looking the number up. */
+export type ViesBehaviour =
+  /**
+   * A SOAP fault with this faultstring (a ViesFaultString, or anything else to test unknown codes).
+   * HTTP 200 by default, as VIES answers since 2022; 500 by default for the pre-2022 `soap` style.
+   */
+  | { kind: "fault"; fault: string; status?: 200 | 500; style?: "env" | "soap" }
+  /** WebLogic's HTML page for 500, a proxy page for 502/503/504. */
+  | { kind: "html"; status: 500 | 502 | 503 | 504 }
+  /** Any body, for garbage and foreign formats. */
+  | { kind: "body"; status: number; contentType: string; body: string }
+  /** Read the request, never answer (until the client gives up, `reset()` or `stop()`). */
+  | { kind: "hang" }
+  /** Send the status line and headers, never the body. */
+  | { kind: "stall" }
+  /** Close the connection without answering (TCP RST). */
+  | { kind: "reset" }
+  /** Announce a body, send half of it, close the connection. */
+  | { kind: "truncate" }
+  /** Answer with bytes that are not HTTP, then close. */
+  | { kind: "garbage" };
+
+export type ViesStatusBehaviour =
+  /** The normal answer; `countries` overrides the availability of the listed codes (default `Available`). */
+  | { kind: "json"; vowAvailable?: boolean; countries?: Record<string, string> }
+  | { kind: "actionFailed"; error?: string; status?: number }
+  | { kind: "html"; status: 500 | 502 | 503 | 504 }
+  | { kind: "body"; status: number; contentType: string; body: string }
+  | { kind: "hang" };
+
+export type ViesRegistryEntry = {
+  valid: boolean;
+  /** As VIES would send it; `---` when omitted. DE and ES always answer `---` for valid numbers. */
+  name?: string;
+  /** Raw, as VIES would send it (NL addresses start and end with `\n`); `---` when omitted. */
+  address?: string;
+};
+
+export type ViesCall = {
+  operation: ViesOperation | null;
+  countryCode: string | null;
+  vatNumber: string | null;
+  requester: { countryCode: string; vatNumber: string } | null;
+  contentType: string | null;
+  soapAction: string | null;
+};
+
+export type ViesCalls = {
+  /** SOAP requests received, readable or not. */
+  total: number;
+  byCountry: Record<string, number>;
+  log: ViesCall[];
+  /** The most requests for one member state that were in flight at the same time. */
+  maxInFlight: Record<string, number>;
+  /** REST check-status requests received. */
+  status: number;
+};
+
+export type ViesFakeOptions = {
+  /** Replaces the default registry. */
+  registry?: Record<string, ViesRegistryEntry>;
+  /** Time source for `requestDate`; defaults to the system clock. */
+  now?: () => number;
+};
+
+export type ViesFake = {
+  /** `http://127.0.0.1:<port>`; pass it as the client's base URL. */
+  baseUrl: string;
+  /** Live counters, cleared by `reset()`. */
+  calls: ViesCalls;
+  /** Replaces the registry; keys are the full number with its VIES prefix (`NL854265259B01`). */
+  setRegistry(entries: Record<string, ViesRegistryEntry>): void;
+  addNumber(prefix: string, number: string, entry: ViesRegistryEntry): void;
+  /**
+   * Applies `behaviour` to calls for `prefix` (or `"*"`: every prefix). With `times`, only the
+   * next `times` calls, after which the previous behaviour (or the registry) answers again.
+   */
+  setBehaviour(prefix: string, behaviour: ViesBehaviour, options?: { times?: number }): void;
+  clearBehaviour(prefix: string): void;
+  /** A latency for every call, or per prefix (`{ DE: 800, "*": 50 }`). */
+  setLatency(latency: number | Record<string, number>): void;
+  /** Answers `MS_MAX_CONCURRENT_REQ` when more than `limit` calls for `prefix` (or `"*"`: each prefix) are in flight. */
+  setConcurrencyLimit(prefix: string, limit: number | null): void;
+  setStatus(behaviour: ViesStatusBehaviour): void;
+  /** Back to the defaults: registry, behaviours, latency, limits, status, counters; ends hanging calls. */
+  reset(): void;
+  stop(): Promise<void>;
+};
+
+/** Numbers from the recorded and published samples in the protocol reference. */
+export const DEFAULT_VIES_REGISTRY: Record<string, ViesRegistryEntry> = {
+  NL854265259B01: { valid: true, name: "GITHUB B.V.", address: "\nVIJZELSTRAAT 00068\n1017HL AMSTERDAM\n" },
+  BE0244142664: {
+    valid: true,
+    name: "NV OR De Vlaamse Radio- en Televisieomroeporganisatie",
+    address: "Auguste Reyerslaan 52\n1030 Schaarbeek",
+  },
+  IE6388047V: {
+    valid: true,
+    name: "GOOGLE IRELAND LIMITED",
+    address: "3RD FLOOR, GORDON HOUSE, BARROW STREET, DUBLIN 4",
+  },
+  LU20260743: {
+    valid: true,
+    name: "AMAZON EU SARL",
+    address: "38, AVENUE JOHN F. KENNEDY\nL-1855  LUXEMBOURG",
+  },
+  DE811569869: { valid: true, name: "registered but not disclosed", address: "not disclosed" },
+  ESB83891812: { valid: true, name: "Rodrisa Automoviles", address: "Avda. Reina Victoria 28430 Madrid" },
+};
+
+/** Member states that never disclose name and address. */
+const NON_DISCLOSING = new Set(["DE", "ES"]);
+/** Member states whose invalid answers carry empty name/address instead of `---` (2022 fixtures). */
+const EMPTY_WHEN_INVALID = new Set(["CZ", "AT", "RO", "IE"]);
+const VIES_COUNTRY_SET = new Set<string>(VIES_COUNTRIES);
+
+const SOAP_HEADERS = { "Content-Type": "text/xml; charset=UTF-8", Server: "Europa" };
+
+type BehaviourSlot = { persistent: ViesBehaviour | null; upcoming: ViesBehaviour[] };
+
+function emptyCalls(): ViesCalls {
+  return { total: 0, byCountry: {}, log: [], maxInFlight: {}, status: 0 };
+}
+
+function readBody(request: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    request.on("data", (chunk: Buffer) => chunks.push(chunk));
+    request.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
+    request.on("error", reject);
+  });
+}
+
+type Reply = { status: number; headers: Record<string, string>; body: string };
+
+function send(response: ServerResponse, reply: Reply | null): void {
+  if (reply === null || response.destroyed) return;
+  // Set explicitly: node:http would otherwise chunk the body, and VIES sends a Content-Length.
+  response.writeHead(reply.status, {
+    ...reply.headers,
+    "Content-Length": String(Buffer.byteLength(reply.body)),
+  });
+  response.end(reply.body);
+}
+
+function html(status: number, page: string): Reply {
+  return { status, headers: { "Content-Type": "text/html; charset=UTF-8" }, body: page };
+}
+
+function json(status: number, value: unknown): Reply {
+  return { status, headers: { "Content-Type": "application/json" }, body: jacksonStringify(value) };
+}
+
+/** A business fault as VIES sends it: faultcode Server, the code as the whole faultstring. */
+function soapFault(fault: string, status = 200, style: "env" | "soap" = "env"): Reply {
+  return { status, headers: SOAP_HEADERS, body: faultEnvelope(fault, style, "Server") };
+}
+
+function resetSocket(socket: Socket): void {
+  // resetAndDestroy sends a TCP RST, which is what a dropped connection looks like to a client.
+  if (typeof socket.resetAndDestroy === "function") socket.resetAndDestroy();
+  else socket.destroy();
+}
+
+/** Starts the fake on 127.0.0.1 on a free port. Call `stop()` when done. */
+export async function startViesFake(options: ViesFakeOptions = {}): Promise<ViesFake> {
+  const now = options.now ?? Date.now;
+  const initialRegistry = options.registry ?? DEFAULT_VIES_REGISTRY;
+  const registry = new Map<string, ViesRegistryEntry>();
+  const behaviours = new Map<string, BehaviourSlot>();
+  const latency = new Map<string, number>();
+  const limits = new Map<string, number>();
+  const inFlight = new Map<string, number>();
+  /** Connections of calls that will never be answered, closed by `reset()` and `stop()`. */
+  const parked = new Set<Socket>();
+  const sockets = new Set<Socket>();
+  const calls = emptyCalls();
+  let status: ViesStatusBehaviour = { kind: "json" };
+
+  function setRegistry(entries: Record<string, ViesRegistryEntry>): void {
+    registry.clear();
+    for (const [key, entry] of Object.entries(entries)) registry.set(key, entry);
+  }
+  setRegistry(initialRegistry);
+
+  function slot(prefix: string): BehaviourSlot {
+    const existing = behaviours.get(prefix);
+    if (existing) return existing;
+    const created: BehaviourSlot = { persistent: null, upcoming: [] };
+    behaviours.set(prefix, created);
+    return created;
+  }
+
+  function takeBehaviour(prefix: string): ViesBehaviour | null {
+    for (const key of [prefix, "*"]) {
+      const found = behaviours.get(key);
+      const next = found?.upcoming.shift() ?? found?.persistent;
+      if (next) return next;
+    }
+    return null;
+  }
+
+  function record(request: IncomingMessage, parsed: ViesSoapRequest | null): void {
+    calls.total += 1;
+    const requesterGiven =
+      parsed !== null && (parsed.requesterCountryCode !== "" || parsed.requesterVatNumber !== "");
+    calls.log.push({
+      operation: parsed?.operation ?? null,
+      countryCode: parsed?.countryCode ?? null,
+      vatNumber: parsed?.vatNumber ?? null,
+      requester: requesterGiven
+        ? { countryCode: parsed.requesterCountryCode, vatNumber: parsed.requesterVatNumber }
+        : null,
+      contentType: request.headers["content-type"] ?? null,
+      soapAction: typeof request.headers.soapaction === "string" ? request.headers.soapaction : null,
+    });
+    if (parsed) calls.byCountry[parsed.countryCode] = (calls.byCountry[parsed.countryCode] ?? 0) + 1;
+  }
+
+  /** Tracks the call as in flight until its response is finished or its connection is gone. */
+  function enter(prefix: string, response: ServerResponse): number {
+    const count = (inFlight.get(prefix) ?? 0) + 1;
+    inFlight.set(prefix, count);
+    calls.maxInFlight[prefix] = Math.max(calls.maxInFlight[prefix] ?? 0, count);
+    response.once("close", () => inFlight.set(prefix, (inFlight.get(prefix) ?? 1) - 1));
+    return count;
+  }
+
+  /** The business answer: input checks, then the registry. */
+  function answer(call: ViesSoapRequest): Reply {
+    const { operation, countryCode, vatNumber } = call;
+    if (!VIES_COUNTRY_SET.has(countryCode) || !VAT_NUMBER_PATTERN.test(vatNumber)) {
+      return soapFault("INVALID_INPUT");
+    }
+    const requesterGiven = call.requesterCountryCode !== "" || call.requesterVatNumber !== "";
+    if (
+      requesterGiven &&
+      (!VIES_COUNTRY_SET.has(call.requesterCountryCode) || !VAT_NUMBER_PATTERN.test(call.requesterVatNumber))
+    ) {
+      return soapFault("INVALID_REQUESTER_INFO");
+    }
+    const entry = registry.get(countryCode + vatNumber);
+    const valid = entry?.valid ?? false;
+    const undisclosed = valid ? "---" : EMPTY_WHEN_INVALID.has(countryCode) ? "" : "---";
+    const masked = valid && NON_DISCLOSING.has(countryCode);
+    const body = answerEnvelope({
+      operation,
+      countryCode,
+      vatNumber,
+      requestDate: brusselsRequestDate(now()),
+      valid,
+      name: masked ? "---" : (entry?.name ?? undisclosed),
+      address: masked ? "---" : (entry?.address ?? undisclosed),
+      requestIdentifier: valid && requesterGiven ? newRequestIdentifier() : "",
+    });
+    return { status: 200, headers: SOAP_HEADERS, body };
+  }
+
+  /** Plays a behaviour: a reply to send, or null when the connection was handled (or parked) here. */
+  function perform(
+    behaviour: ViesBehaviour,
+    request: IncomingMessage,
+    response: ServerResponse,
+  ): Reply | null {
+    const socket = request.socket;
+    switch (behaviour.kind) {
+      case "fault":
+        return soapFault(
+          behaviour.fault,
+          behaviour.status ?? (behaviour.style === "soap" ? 500 : 200),
+          behaviour.style,
+        );
+      case "html":
+        return html(
+          behaviour.status,
+          behaviour.status === 500 ? WEBLOGIC_500_PAGE : proxyErrorPage(behaviour.status),
+        );
+      case "body":
+        return {
+          status: behaviour.status,
+          headers: { "Content-Type": behaviour.contentType },
+          body: behaviour.body,
+        };
+      case "hang":
+        parked.add(socket);
+        return null;
+      case "stall":
+        response.writeHead(200, SOAP_HEADERS);
+        response.flushHeaders();
+        parked.add(socket);
+        return null;
+      case "reset":
+        resetSocket(socket);
+        return null;
+      case "truncate": {
+        const body = faultEnvelope("SERVICE_UNAVAILABLE", "env", "Server");
+        socket.write(
+          `HTTP/1.1 200 OK\r\nContent-Type: text/xml; charset=UTF-8\r\nContent-Length: ${body.length}\r\n\r\n` +
+            body.slice(0, body.length / 2),
+        );
+        socket.destroy();
+        return null;
+      }
+      case "garbage":
+        socket.end("\u0000\u0017 <<not HTTP at all>>\r\n\r\n");
+        return null;
+    }
+  }
+
+  async function handleSoap(request: IncomingMessage, response: ServerResponse): Promise<Reply | null> {
+    const xml = await readBody(request);
+    const contentType = request.headers["content-type"] ?? "";
+    const soapAction = String(request.headers.soapaction ?? "").replace(/^"|"$/g, "");
+    const readable = request.method === "POST" && contentType.startsWith("text/xml");
+    const parsed = readable ? parseSoapRequest(xml) : null;
+    const call = parsed !== null && "operation" in parsed ? parsed : null;
+    record(request, call);
+    if (!readable) return html(500, WEBLOGIC_500_PAGE);
+    if (soapAction !== "")
+      return soapFault(`The given SOAPAction ${soapAction} does not match an operation.`, 500);
+    if (call === null) {
+      const message =
+        parsed !== null && "clientError" in parsed ? parsed.clientError : "Error reading XMLStreamReader.";
+      return { status: 500, headers: SOAP_HEADERS, body: faultEnvelope(message, "env", "Client") };
+    }
+    const prefix = call.countryCode;
+    const concurrent = enter(prefix, response);
+    const limit = limits.get(prefix) ?? limits.get("*");
+    if (limit !== undefined && concurrent > limit) return soapFault("MS_MAX_CONCURRENT_REQ");
+    const behaviour = takeBehaviour(prefix);
+    if (behaviour?.kind === "hang") return perform(behaviour, request, response);
+    const delay = latency.get(prefix) ?? latency.get("*") ?? 0;
+    if (delay > 0) await Bun.sleep(delay);
+    if (response.destroyed) return null;
+    return behaviour ? perform(behaviour, request, response) : answer(call);
+  }
+
+  function statusReply(request: IncomingMessage): Reply | null {
+    calls.status += 1;
+    switch (status.kind) {
+      case "json": {
+        const overrides = status.countries ?? {};
+        const codes = [...new Set([...VIES_COUNTRIES, ...Object.keys(overrides)])];
+        return json(200, {
+          vow: { available: status.vowAvailable ?? true },
+          countries: codes.map((countryCode) => ({
+            countryCode,
+            availability: overrides[countryCode] ?? "Available",
+          })),
+        });
+      }
+      case "actionFailed":
+        return json(status.status ?? 200, {
+          actionSucceed: false,
+          errorWrappers: [{ error: status.error ?? "SERVICE_UNAVAILABLE" }],
+        });
+      case "html":
+        return html(status.status, proxyErrorPage(status.status));
+      case "body":
+        return { status: status.status, headers: { "Content-Type": status.contentType }, body: status.body };
+      case "hang":
+        parked.add(request.socket);
+        return null;
+    }
+  }
+
+  const server = createServer((request, response) => {
+    const path = new URL(request.url ?? "/", "http://fake").pathname;
+    if (path === VIES_SERVICE_PATH) {
+      handleSoap(request, response).then(
+        (reply) => send(response, reply),
+        () => resetSocket(request.socket),
+      );
+      return;
+    }
+    request.resume();
+    send(
+      response,
+      path === VIES_STATUS_PATH && request.method === "GET"
+        ? statusReply(request)
+        : html(404, proxyErrorPage(404)),
+    );
+  });
+  server.on("connection", (socket: Socket) => {
+    sockets.add(socket);
+    socket.once("close", () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+
+  function endParked(): void {
+    for (const socket of parked) socket.destroy();
+    parked.clear();
+  }
+
+  return {
+    baseUrl: `http://127.0.0.1:${port}`,
+    calls,
+    setRegistry,
+    addNumber(prefix, number, entry) {
+      registry.set(prefix + number, entry);
+    },
+    setBehaviour(prefix, behaviour, behaviourOptions = {}) {
+      const target = slot(prefix);
+      if (behaviourOptions.times === undefined) target.persistent = behaviour;
+      else for (let i = 0; i < behaviourOptions.times; i += 1) target.upcoming.push(behaviour);
+    },
+    clearBehaviour(prefix) {
+      behaviours.delete(prefix);
+    },
+    setLatency(value) {
+      if (typeof value === "number") {
+        latency.clear();
+        latency.set("*", value);
+      } else {
+        for (const [prefix, ms] of Object.entries(value)) latency.set(prefix, ms);
+      }
+    },
+    setConcurrencyLimit(prefix, limit) {
+      if (limit === null) limits.delete(prefix);
+      else limits.set(prefix, limit);
+    },
+    setStatus(behaviour) {
+      status = behaviour;
+    },
+    reset() {
+      setRegistry(initialRegistry);
+      behaviours.clear();
+      latency.clear();
+      limits.clear();
+      status = { kind: "json" };
+      endParked();
+      Object.assign(calls, emptyCalls());
+    },
+    async stop() {
+      endParked();
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}

@@ -1,0 +1,201 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
+import { startViesFake, VIES_SERVICE_PATH, VIES_STATUS_PATH, type ViesFake } from "../../fakes/vies.ts";
+import { brusselsRequestDate, WEBLOGIC_500_PAGE } from "../../fakes/vies-wire.ts";
+import {
+  CHECK_VAT_APPROX_INVALID,
+  CHECK_VAT_APPROX_REQUEST,
+  CHECK_VAT_APPROX_VALID,
+  CHECK_VAT_INVALID,
+  CHECK_VAT_REQUEST,
+  CHECK_VAT_VALID,
+  FAULT_MS_MAX_CONCURRENT_REQ,
+} from "./samples.ts";
+
+/** The fake's sanity: what it sends must match the recorded VIES bytes, so client tests mean something. */
+let fake: ViesFake;
+beforeAll(async () => {
+  // The day of the recordings, mid-morning in Brussels.
+  fake = await startViesFake({ now: () => Date.UTC(2023, 7, 11, 8, 0) });
+});
+afterAll(() => fake.stop());
+beforeEach(() => fake.reset());
+
+const SOAP = { "Content-Type": "text/xml;charset=UTF-8", SOAPAction: '""' };
+
+function post(body: string, headers: Record<string, string> = SOAP): Promise<Response> {
+  return fetch(fake.baseUrl + VIES_SERVICE_PATH, { method: "POST", headers, body });
+}
+
+describe("answers byte for byte like the recordings", () => {
+  test("checkVat valid, with VIES's headers", async () => {
+    const response = await post(CHECK_VAT_REQUEST);
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toBe("text/xml; charset=UTF-8");
+    expect(response.headers.get("server")).toBe("Europa");
+    expect(await response.text()).toBe(CHECK_VAT_VALID);
+  });
+
+  test("checkVat not registered", async () => {
+    const response = await post(CHECK_VAT_REQUEST.replace("854265259B01", "9999999"));
+    expect(await response.text()).toBe(CHECK_VAT_INVALID);
+  });
+
+  test("checkVatApprox valid: same bytes apart from the fresh consultation number", async () => {
+    const body = await (await post(CHECK_VAT_APPROX_REQUEST)).text();
+    const identifier = /<ns2:requestIdentifier>(WAPI[A-Za-z0-9]{12})<\/ns2:requestIdentifier>/.exec(
+      body,
+    )?.[1];
+    expect(identifier).toBeDefined();
+    expect(body.replace(identifier ?? "", "WAPIAAAAYnkVx97D")).toBe(CHECK_VAT_APPROX_VALID);
+  });
+
+  test("checkVatApprox not registered: empty requestIdentifier", async () => {
+    const response = await post(CHECK_VAT_APPROX_REQUEST.replace("854265259B01", "9999999"));
+    expect(await response.text()).toBe(CHECK_VAT_APPROX_INVALID);
+  });
+
+  test("a fault: the recorded 221 bytes", async () => {
+    fake.setBehaviour("NL", { kind: "fault", fault: "MS_MAX_CONCURRENT_REQ" });
+    const response = await post(CHECK_VAT_REQUEST);
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-length")).toBe("221");
+    expect(await response.text()).toBe(FAULT_MS_MAX_CONCURRENT_REQ);
+  });
+});
+
+describe("refuses requests the way VIES does", () => {
+  test("form Content-Type → the WebLogic HTML 500 page, still counted", async () => {
+    const response = await post(CHECK_VAT_REQUEST, { "Content-Type": "application/x-www-form-urlencoded" });
+    expect(response.status).toBe(500);
+    expect(response.headers.get("content-type")).toStartWith("text/html");
+    expect(await response.text()).toBe(WEBLOGIC_500_PAGE);
+    expect(fake.calls.total).toBe(1);
+    expect(fake.calls.byCountry).toEqual({});
+  });
+
+  test("a non-empty SOAPAction → the client fault", async () => {
+    const action = "urn:ec.europa.eu:taxud:vies:services:checkVat/checkVat";
+    const response = await post(CHECK_VAT_REQUEST, { "Content-Type": "text/xml", SOAPAction: action });
+    expect(response.status).toBe(500);
+    expect(await response.text()).toContain(
+      `<faultstring>The given SOAPAction ${action} does not match an operation.</faultstring>`,
+    );
+  });
+
+  test("no SOAPAction header at all is accepted", async () => {
+    const response = await post(CHECK_VAT_REQUEST, { "Content-Type": "text/xml; charset=UTF-8" });
+    expect(await response.text()).toBe(CHECK_VAT_VALID);
+  });
+
+  test("unqualified children (types namespace missing) → Client fault", async () => {
+    const unqualified = CHECK_VAT_REQUEST.replace(/urn:(countryCode|vatNumber)>/g, "$1>");
+    const response = await post(unqualified);
+    expect(response.status).toBe(500);
+    const body = await response.text();
+    expect(body).toContain("<faultcode>env:Client</faultcode>");
+    expect(body).toContain("Unmarshalling Error");
+  });
+
+  test("requester fields inside checkVat → Client fault (only checkVatApprox has them)", async () => {
+    const request = CHECK_VAT_APPROX_REQUEST.replace(/checkVatApprox>/g, "checkVat>");
+    const body = await (await post(request)).text();
+    expect(body).toContain(
+      'Unmarshalling Error: unexpected element (uri:"urn:ec.europa.eu:taxud:vies:services:checkVat:types", local:"requesterCountryCode")',
+    );
+  });
+
+  test("not XML → Client fault", async () => {
+    const response = await post("hello");
+    expect(response.status).toBe(500);
+    expect(await response.text()).toContain("Error reading XMLStreamReader.");
+  });
+
+  test("GB, GR, XX and an empty number → INVALID_INPUT with faultcode Server", async () => {
+    for (const [country, number] of [
+      ["GB", "123456789"],
+      ["GR", "094259216"],
+      ["XX", "123"],
+      ["NL", ""],
+    ]) {
+      const request = CHECK_VAT_REQUEST.replace(">NL<", `>${country}<`).replace("854265259B01", number ?? "");
+      const body = await (await post(request)).text();
+      expect(body).toContain("<faultcode>env:Server</faultcode><faultstring>INVALID_INPUT</faultstring>");
+    }
+  });
+
+  test("unknown paths → 404", async () => {
+    expect((await fetch(`${fake.baseUrl}/taxation_customs/vies/nothing`)).status).toBe(404);
+  });
+});
+
+describe("behaviours and bookkeeping", () => {
+  test("a prefix behaviour wins over `*`, and `times` runs out", async () => {
+    fake.setBehaviour("*", { kind: "fault", fault: "SERVICE_UNAVAILABLE" });
+    fake.setBehaviour("NL", { kind: "fault", fault: "TIMEOUT" }, { times: 1 });
+    const first = await (await post(CHECK_VAT_REQUEST)).text();
+    const second = await (await post(CHECK_VAT_REQUEST)).text();
+    expect(first).toContain("<faultstring>TIMEOUT</faultstring>");
+    expect(second).toContain("<faultstring>SERVICE_UNAVAILABLE</faultstring>");
+    fake.clearBehaviour("*");
+    expect(await (await post(CHECK_VAT_REQUEST)).text()).toBe(CHECK_VAT_VALID);
+  });
+
+  test("reset() ends hanging calls and clears counters and behaviours", async () => {
+    fake.setBehaviour("NL", { kind: "hang" });
+    const pending = post(CHECK_VAT_REQUEST).then(
+      () => "answered",
+      () => "connection closed",
+    );
+    await Bun.sleep(50);
+    expect(fake.calls.total).toBe(1);
+    fake.reset();
+    expect(await pending).toBe("connection closed");
+    expect(fake.calls).toEqual({ total: 0, byCountry: {}, log: [], maxInFlight: {}, status: 0 });
+    expect(await (await post(CHECK_VAT_REQUEST)).text()).toBe(CHECK_VAT_VALID);
+  });
+
+  test("per-country latency", async () => {
+    fake.setLatency({ NL: 250 });
+    const started = performance.now();
+    await post(CHECK_VAT_REQUEST);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(240);
+  });
+
+  test("the old soap: fault shape defaults to HTTP 500", async () => {
+    fake.setBehaviour("NL", { kind: "fault", fault: "MS_UNAVAILABLE", style: "soap" });
+    const response = await post(CHECK_VAT_REQUEST);
+    expect(response.status).toBe(500);
+    expect(await response.text()).toBe(
+      '<soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><soap:Body><soap:Fault><faultcode>soap:Server</faultcode><faultstring>MS_UNAVAILABLE</faultstring></soap:Fault></soap:Body></soap:Envelope>',
+    );
+  });
+});
+
+describe("REST check-status", () => {
+  test("pretty-printed the way Jackson does", async () => {
+    fake.setStatus({ kind: "json", countries: { DE: "Unavailable" } });
+    const body = await (await fetch(fake.baseUrl + VIES_STATUS_PATH)).text();
+    expect(body).toStartWith(
+      '{\n  "vow" : {\n    "available" : true\n  },\n  "countries" : [ {\n    "countryCode" : "AT",\n    "availability" : "Available"\n  }, {',
+    );
+    expect(body).toContain('"countryCode" : "DE",\n    "availability" : "Unavailable"');
+    expect(body).toEndWith('"availability" : "Available"\n  } ]\n}');
+  });
+
+  test("actionSucceed:false as logged from the real API", async () => {
+    fake.setStatus({ kind: "actionFailed", error: "MS_UNAVAILABLE" });
+    const response = await fetch(fake.baseUrl + VIES_STATUS_PATH);
+    expect(response.status).toBe(200);
+    expect(await response.text()).toBe(
+      '{\n  "actionSucceed" : false,\n  "errorWrappers" : [ {\n    "error" : "MS_UNAVAILABLE"\n  } ]\n}',
+    );
+  });
+});
+
+describe("brusselsRequestDate", () => {
+  test("summer +02:00, winter +01:00, and the Brussels date around midnight UTC", () => {
+    expect(brusselsRequestDate(Date.UTC(2023, 7, 11, 8))).toBe("2023-08-11+02:00");
+    expect(brusselsRequestDate(Date.UTC(2024, 0, 15, 12))).toBe("2024-01-15+01:00");
+    expect(brusselsRequestDate(Date.UTC(2024, 0, 15, 23, 30))).toBe("2024-01-16+01:00");
+  });
+});
