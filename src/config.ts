@@ -20,6 +20,26 @@ export const ConfigSchema = t.Object({
   LOG_LEVEL: oneOf(["debug", "info", "warn", "error", "silent"] as const, "info"),
   /** Bodies above this many bytes are refused with 413 before they are read whole. */
   MAX_BODY_BYTES: t.Integer({ minimum: 64, maximum: 1_048_576, default: 16_384 }),
+
+  /** Postgres for keys and usage; unset = embedded PGlite under DATA_DIR. */
+  DATABASE_URL: t.Optional(t.String({ pattern: "^postgres(ql)?://" })),
+  DATA_DIR: t.String({ default: "./data" }),
+  DATABASE_POOL_SIZE: t.Integer({ minimum: 1, maximum: 200, default: 10 }),
+
+  UPSTASH_REDIS_REST_URL: t.Optional(t.String({ pattern: "^https?://" })),
+  UPSTASH_REDIS_REST_TOKEN: t.Optional(t.String({ minLength: 1 })),
+  /** Plain Redis (`redis://` or `rediss://`) for self-hosters; Upstash wins when both are set. */
+  REDIS_URL: t.Optional(t.String({ pattern: "^rediss?://" })),
+  /** Longest wait for one Redis/Upstash command before it counts as failed. */
+  REDIS_TIMEOUT_MS: t.Integer({ minimum: 10, maximum: 60_000, default: 1000 }),
+  /** Entries of the in-process cache used when no Redis is configured. */
+  MEMORY_CACHE_MAX_ENTRIES: t.Integer({ minimum: 100, default: 100_000 }),
+
+  /** How long a resolved API key is trusted without asking the database; bounds revocation delay. */
+  KEY_CACHE_TTL_MS: t.Integer({ minimum: 0, maximum: 60_000, default: 5000 }),
+  /** Shared secret of the marketplace gateway; unset = the gateway route is off. */
+  GATEWAY_PROXY_SECRET: t.Optional(t.String({ minLength: 16 })),
+  GATEWAY_RATE_LIMIT_PER_MINUTE: t.Integer({ minimum: 1, default: 600 }),
 });
 
 export type Config = Static<typeof ConfigSchema>;

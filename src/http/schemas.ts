@@ -64,9 +64,8 @@ export type Usage = Static<typeof UsageSchema>;
 export const HealthSchema = t.Object(
   {
     status: t.Literal("ok"),
-    registry: t.Object({
-      version: t.String({ description: "IBAN structure and bank registry version" }),
-      bank_data_date: t.String({ description: "date of the bundled bank data" }),
+    registry_version: t.String({
+      description: "version of the bundled IBAN structures and bank registry, with the date of the bank data",
     }),
   },
   { title: "Health" },

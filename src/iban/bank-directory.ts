@@ -31,8 +31,18 @@ export function bankKey(code: string): number {
   return key;
 }
 
-/** Index of `key` in the table, or -1. */
-export function findBankIndex(table: BankTable, key: number): number {
+/** The key of the bank code held as character codes in `codes[from .. to)` (digits and upper-case letters). */
+export function bankKeyOf(codes: Uint8Array, from: number, to: number): number {
+  let key = 0;
+  for (let i = from; i < to; i++) key = key * 36 + (BASE36[codes[i] as number] as number);
+  return key;
+}
+
+/**
+ * The bank with this key, or null. The key must come from a code of the table's `codeLength`:
+ * keys of codes of different lengths can coincide ("0BAR" and "BAR").
+ */
+export function findBank(table: BankTable, key: number): Bank | null {
   const keys = table.keys;
   let low = 0;
   let high = keys.length - 1;
@@ -41,16 +51,9 @@ export function findBankIndex(table: BankTable, key: number): number {
     const found = keys[middle] as number;
     if (found < key) low = middle + 1;
     else if (found > key) high = middle - 1;
-    else return middle;
+    else return { name: table.names[middle] as string, bic: table.bics[middle] as string };
   }
-  return -1;
-}
-
-/** The bank with this code, or null. */
-export function findBank(table: BankTable, code: string): Bank | null {
-  if (code.length !== table.codeLength) return null;
-  const index = findBankIndex(table, bankKey(code));
-  return index < 0 ? null : { name: table.names[index] as string, bic: table.bics[index] as string };
+  return null;
 }
 
 /**

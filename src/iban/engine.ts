@@ -1,7 +1,7 @@
 import type { ApiErrorBody, ErrorCode } from "../errors.ts";
-import { type BankTable, findBank } from "./bank-directory.ts";
+import { type BankTable, bankKeyOf, findBank } from "./bank-directory.ts";
 import { mod97 } from "./mod97.ts";
-import { ASCII_KIND, DIGIT, describeCharacter, IbanScanner, LETTER } from "./normalize.ts";
+import { ASCII_KIND, DIGIT, describeCharacter, IbanNormalizer, LETTER } from "./normalize.ts";
 import type { IbanRegistry, Span } from "./registry.ts";
 import type { IbanResult } from "./schema.ts";
 
@@ -27,6 +27,8 @@ interface CompiledFormat {
 
 const CLASS_BITS: Record<string, number> = { n: DIGIT, a: LETTER, c: DIGIT | LETTER };
 const CLASS_NAMES = ["", "a digit", "an upper-case letter", "a letter or digit"];
+/** "00" to "99", so that check digits need no string building. */
+const TWO_DIGITS = Array.from({ length: 100 }, (_, n) => String(n).padStart(2, "0"));
 
 /**
  * Compiles the registry once into per-country tables and returns the validator. Validation is pure and
@@ -54,20 +56,20 @@ export function createIbanEngine(registry: IbanRegistry): IbanEngine {
       banks: registry.banks.get(code) ?? null,
     };
   }
-  const scanner = new IbanScanner();
+  const normalizer = new IbanNormalizer();
 
   function validate(input: string): IbanResult {
-    scanner.scan(input);
-    if (scanner.badIndex >= 0) {
-      const where = scanner.badIndex + 1;
+    normalizer.normalize(input);
+    if (normalizer.badIndex >= 0) {
+      const where = normalizer.badIndex + 1;
       return rejected(
         input,
         "invalid_format",
-        `character ${describeCharacter(input, scanner.badIndex)} at position ${where} is not allowed in an IBAN`,
+        `character ${describeCharacter(input, normalizer.badIndex)} at position ${where} is not allowed in an IBAN`,
         null,
       );
     }
-    const { codes, start, length } = scanner;
+    const { codes, start, length } = normalizer;
     if (length === 0) return rejected(input, "invalid_country", "IBAN is empty", null);
     const first = codes[start] as number;
     const second = codes[start + 1] as number;
@@ -106,61 +108,56 @@ export function createIbanEngine(registry: IbanRegistry): IbanEngine {
         );
       }
     }
-    const iban = scanner.verbatim ? input : electronic(codes, start, length);
     const checkDigits = ((codes[start + 2] as number) - 48) * 10 + (codes[start + 3] as number) - 48;
     if (checkDigits < 2 || checkDigits > 98) {
-      const message = `check digits ${iban.slice(2, 4)} are never issued (ISO 13616 check digits run from 02 to 98)`;
-      return parsed(input, iban, format, { code: "invalid_checksum", message });
+      const message = `check digits ${TWO_DIGITS[checkDigits]} are never issued (ISO 13616 check digits run from 02 to 98)`;
+      return parsed(input, format, checkDigits, { code: "invalid_checksum", message });
     }
     if (mod97(codes, start, length) !== 1) {
       const message = "IBAN checksum (ISO 7064 mod 97-10) does not match; a character is probably mistyped";
-      return parsed(input, iban, format, { code: "invalid_checksum", message });
+      return parsed(input, format, checkDigits, { code: "invalid_checksum", message });
     }
-    return parsed(input, iban, format, null);
+    return parsed(input, format, checkDigits, null);
+  }
+
+  /**
+   * A result whose structure passed: valid, or failing only the checksum. A checksum failure keeps the
+   * parsed parts (they help find the typo) but names no bank, since the bank code may be the typo.
+   */
+  function parsed(
+    input: string,
+    format: CompiledFormat,
+    checkDigits: number,
+    error: ApiErrorBody | null,
+  ): IbanResult {
+    const iban = normalizer.verbatim ? input : normalizer.electronicFormat();
+    const bank = format.bank;
+    return {
+      input,
+      valid: error === null,
+      iban,
+      iban_formatted: normalizer.printFormat(input),
+      country_code: format.code,
+      check_digits: TWO_DIGITS[checkDigits] as string,
+      bban: iban.slice(4),
+      bank_code: bank ? iban.slice(bank[0], bank[1]) : null,
+      branch_code: format.branch ? iban.slice(format.branch[0], format.branch[1]) : null,
+      account_number: format.account ? iban.slice(format.account[0], format.account[1]) : null,
+      sepa: format.sepa,
+      bank:
+        error === null && bank !== null && format.banks !== null
+          ? findBank(
+              format.banks,
+              bankKeyOf(normalizer.codes, normalizer.start + bank[0], normalizer.start + bank[1]),
+            )
+          : null,
+      source: "offline",
+      cached: false,
+      error,
+    };
   }
 
   return { registryVersion: registry.version, validate };
-}
-
-function electronic(codes: Uint8Array, start: number, length: number): string {
-  return String.fromCharCode.apply(null, codes.subarray(start, start + length) as unknown as number[]);
-}
-
-/** Groups of four separated by single spaces, the ISO 13616 print format. */
-function printFormat(iban: string): string {
-  let text = iban.slice(0, 4);
-  for (let i = 4; i < iban.length; i += 4) text += ` ${iban.slice(i, i + 4)}`;
-  return text;
-}
-
-function part(iban: string, span: Span | null): string | null {
-  return span ? iban.slice(span[0], span[1]) : null;
-}
-
-/**
- * A result whose structure passed: valid, or failing only the checksum. A checksum failure keeps the
- * parsed parts (they help find the typo) but names no bank, since the bank code may be the typo.
- */
-function parsed(input: string, iban: string, format: CompiledFormat, error: ApiErrorBody | null): IbanResult {
-  const bankCode = part(iban, format.bank);
-  return {
-    input,
-    valid: error === null,
-    iban,
-    iban_formatted: printFormat(iban),
-    country_code: format.code,
-    check_digits: iban.slice(2, 4),
-    bban: iban.slice(4),
-    bank_code: bankCode,
-    branch_code: part(iban, format.branch),
-    account_number: part(iban, format.account),
-    sepa: format.sepa,
-    bank:
-      error === null && bankCode !== null && format.banks !== null ? findBank(format.banks, bankCode) : null,
-    source: "offline",
-    cached: false,
-    error,
-  };
 }
 
 /** A result for input that is not an IBAN of a known country's structure: only the country, if known. */

@@ -3,19 +3,24 @@
  * building intermediate strings: separators are skipped, lower-case letters are upper-cased, and a
  * leading "IBAN" or "IBAN:" label (as printed on invoices) is dropped.
  */
+import { Buffer } from "node:buffer";
 
 /** Character kind bits of the IBAN alphabet; a position's class is the set of kinds it accepts. */
 export const DIGIT = 1;
 export const LETTER = 2;
-const LOWER = 4;
-const SEPARATOR = 8;
 
-/** Kind of each ASCII code; 0 means not allowed. */
+/** Kind of each ASCII code: DIGIT, LETTER or 0. */
 export const ASCII_KIND = new Uint8Array(128);
 for (let c = 48; c <= 57; c++) ASCII_KIND[c] = DIGIT;
 for (let c = 65; c <= 90; c++) ASCII_KIND[c] = LETTER;
-for (let c = 97; c <= 122; c++) ASCII_KIND[c] = LOWER;
-for (const c of [0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x20, 0x2d, 0x2e]) ASCII_KIND[c] = SEPARATOR;
+
+/** What an ASCII code becomes: itself (digits, capitals), its capital, SKIP (separators), or 0 (not allowed). */
+const SKIP = 1;
+const ASCII_OUTPUT = new Uint8Array(128);
+for (let c = 48; c <= 57; c++) ASCII_OUTPUT[c] = c;
+for (let c = 65; c <= 90; c++) ASCII_OUTPUT[c] = c;
+for (let c = 97; c <= 122; c++) ASCII_OUTPUT[c] = c - 32;
+for (const c of [0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x20, 0x2d, 0x2e]) ASCII_OUTPUT[c] = SKIP;
 
 /**
  * Non-ASCII separators: no-break, typographic and ideographic spaces (U+00A0, U+2000–U+200A, U+202F,
@@ -39,19 +44,21 @@ const COLON = 0x3a;
 const CAPACITY = 64;
 
 /**
- * Reusable scanner state: after `scan(input)`, `codes[start .. start + length)` holds the electronic
+ * Reusable normalizer state: after `normalize(input)`, `codes[start .. start + length)` holds the electronic
  * form (up to the capacity; `length` counts all of it), or `badIndex` is the index in the input of the
  * first character that cannot be part of an IBAN.
  */
-export class IbanScanner {
-  readonly codes = new Uint8Array(CAPACITY);
+export class IbanNormalizer {
+  /** Buffers, so that the result strings are decoded natively in one step rather than concatenated. */
+  readonly codes = Buffer.alloc(CAPACITY);
+  private readonly printed = Buffer.alloc(CAPACITY + CAPACITY / 4);
   start = 0;
   length = 0;
   /** The input already is the electronic form, so it can be used as the IBAN string as is. */
   verbatim = true;
   badIndex = -1;
 
-  scan(input: string): void {
+  normalize(input: string): void {
     const codes = this.codes;
     let count = 0;
     let verbatim = true;
@@ -59,15 +66,12 @@ export class IbanScanner {
     this.badIndex = -1;
     for (let i = 0; i < input.length; i++) {
       const c = input.charCodeAt(i);
-      const kind = c < 128 ? (ASCII_KIND[c] as number) : isUnicodeSeparator(c) ? SEPARATOR : 0;
-      if (kind === DIGIT || kind === LETTER) {
-        if (count < CAPACITY) codes[count] = c;
+      const output = c < 128 ? (ASCII_OUTPUT[c] as number) : isUnicodeSeparator(c) ? SKIP : 0;
+      if (output > SKIP) {
+        if (count < CAPACITY) codes[count] = output;
         count++;
-      } else if (kind === LOWER) {
-        if (count < CAPACITY) codes[count] = c - 32;
-        count++;
-        verbatim = false;
-      } else if (kind === SEPARATOR) {
+        if (output !== c) verbatim = false;
+      } else if (output === SKIP) {
         verbatim = false;
       } else if (c === COLON && !colonSeen && count === 4 && startsWithLabel(codes)) {
         colonSeen = true;
@@ -81,6 +85,36 @@ export class IbanScanner {
     this.start = labelled ? 4 : 0;
     this.length = labelled ? count - 4 : count;
     this.verbatim = verbatim && !labelled;
+  }
+
+  /** The electronic form as a string. */
+  electronicFormat(): string {
+    return this.codes.toString("latin1", this.start, this.start + this.length);
+  }
+
+  /**
+   * The ISO 13616 print format: groups of four separated by single spaces. When `input` (the string
+   * last normalized) is already exactly that, it is returned as is.
+   */
+  printFormat(input: string): string {
+    if (!this.verbatim && this.isPrintFormat(input)) return input;
+    const { codes, printed, start, length } = this;
+    let at = 0;
+    for (let i = 0; i < length; i++) {
+      if (i > 0 && (i & 3) === 0) printed[at++] = 0x20;
+      printed[at++] = codes[start + i] as number;
+    }
+    return printed.toString("latin1", 0, at);
+  }
+
+  private isPrintFormat(input: string): boolean {
+    const { codes, start, length } = this;
+    if (start !== 0 || input.length !== length + ((length - 1) >> 2)) return false;
+    for (let i = 0, at = 0; i < length; i++, at++) {
+      if (i > 0 && (i & 3) === 0 && input.charCodeAt(at++) !== 0x20) return false;
+      if (input.charCodeAt(at) !== codes[i]) return false;
+    }
+    return true;
   }
 }
 

@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { type BankRow, selectBanks } from "../../registry/banks.ts";
 import { combineStructures, deepMerge } from "../../registry/structures.ts";
 import { expandSpec, parseSwiftRegistry, parseTsv } from "../../registry/swift-registry.ts";
-import { findBank, parseBanksTsv } from "../../src/iban/bank-directory.ts";
+import { bankKey, bankKeyOf, findBank, parseBanksTsv } from "../../src/iban/bank-directory.ts";
 import { parseIbanRegistry } from "../../src/iban/registry.ts";
 
 const HEADER = "country\tbank_code\tbic\tname\n";
@@ -13,11 +13,16 @@ describe("banks.tsv parsing", () => {
       `${HEADER}GB\tBARC\tBARCGB22\tBarclays\nGB\tNWBK\tNWBKGB2L\tNatWest\nSI\t01000\tBSLJSI2X\tBanka Slovenije\n`,
     );
     const gb = tables.get("GB");
-    expect(gb && findBank(gb, "NWBK")).toEqual({ name: "NatWest", bic: "NWBKGB2L" });
-    expect(gb && findBank(gb, "BARC")).toEqual({ name: "Barclays", bic: "BARCGB22" });
-    expect(gb && findBank(gb, "HSBC")).toBeNull();
-    expect(gb && findBank(gb, "BAR")).toBeNull();
-    expect(gb && findBank(gb, "barc")).toBeNull();
+    if (!gb) throw new Error("no GB table");
+    expect(findBank(gb, bankKey("NWBK"))).toEqual({ name: "NatWest", bic: "NWBKGB2L" });
+    expect(findBank(gb, bankKey("BARC"))).toEqual({ name: "Barclays", bic: "BARCGB22" });
+    expect(findBank(gb, bankKey("HSBC"))).toBeNull();
+    expect(findBank(gb, bankKeyOf(Buffer.from("XXBARC"), 2, 6))).toEqual({
+      name: "Barclays",
+      bic: "BARCGB22",
+    });
+    expect(bankKey("barc")).toBe(-1);
+    expect(gb.codeLength).toBe(4);
     expect([...tables.keys()]).toEqual(["GB", "SI"]);
   });
 

@@ -161,9 +161,9 @@ type Form = {
 
 /**
  * A form from a compact template: space-separated character sets, `d` any digit, `n` a non-zero
- * digit, `?` a check position, `set*k` the set repeated k times.
+ * digit, `?` a check position, `set{k}` the set repeated k times.
  */
-function form(
+function defineForm(
   name: string,
   template: string,
   checkAlphabet: string,
@@ -172,7 +172,7 @@ function form(
 ): Form {
   const sets = { d: DIGITS, n: "123456789" } as Record<string, string>;
   const positions = template.split(" ").flatMap((token) => {
-    const [set = "", times = "1"] = token.split("*");
+    const [, set = token, times = "1"] = /^(.+)\{(\d+)\}$/.exec(token) ?? [];
     return Array<string>(Number(times)).fill(sets[set] ?? set);
   });
   return {
@@ -188,45 +188,45 @@ function form(
 const IE_LETTERS = "ABCDEFGHIJKLMNOPQRSTUVW";
 
 const forms: Form[] = [
-  form("AT", "U d*7 ?", DIGITS, true),
-  form("BE", "01 d*7 ? ?", DIGITS, true),
-  form("BG 9 digits", "d*8 ?", DIGITS, false),
-  form("CY", "013 d*7 ?", LETTERS, true),
-  form("CZ 8 digits", "012345678 d*6 ?", DIGITS, false),
-  form("DE", "n d*7 ?", DIGITS, true),
-  form("DK", "d*7 ?", DIGITS, true),
-  form("EE", "1 0 d*6 ?", DIGITS, true),
-  form("EL", "d*8 ?", DIGITS, false),
-  form("ES DNI", "d*8 ?", LETTERS, true),
-  form("ES NIE", "XYZ d*7 ?", LETTERS, true),
-  form("ES K/L/M", "KLM d*7 ?", LETTERS, true),
-  form("ES CIF", "ABCDEFGHJNPQRSUVW d*7 ?", `${DIGITS}ABCDEFGHIJ`, true),
-  form("FI", "d*7 ?", DIGITS, true),
-  form("FR numeric key", "? ? d*9", DIGITS, true),
-  form("HR", "d*10 ?", DIGITS, true),
-  form("HU", "d*7 ?", DIGITS, true),
-  form("IE", "d*7 ?", IE_LETTERS, true),
-  form("IE 2013 form", "d*7 ? AH", IE_LETTERS, true),
-  form("IE old form", `d ${LETTERS}+* d*5 ?`, IE_LETTERS, true),
-  form("IT", "n d*9 ?", DIGITS, true),
-  form("LT 9 digits", "d*7 1 ?", DIGITS, false),
-  form("LT 12 digits", "d*10 1 ?", DIGITS, false),
-  form("LU", "d*6 ? ?", DIGITS, true),
+  defineForm("AT", "U d{7} ?", DIGITS, true),
+  defineForm("BE", "01 d{7} ? ?", DIGITS, true),
+  defineForm("BG 9 digits", "d{8} ?", DIGITS, false),
+  defineForm("CY", "013 d{7} ?", LETTERS, true),
+  defineForm("CZ 8 digits", "012345678 d{6} ?", DIGITS, false),
+  defineForm("DE", "n d{7} ?", DIGITS, true),
+  defineForm("DK", "d{7} ?", DIGITS, true),
+  defineForm("EE", "1 0 d{6} ?", DIGITS, true),
+  defineForm("EL", "d{8} ?", DIGITS, false),
+  defineForm("ES DNI", "d{8} ?", LETTERS, true),
+  defineForm("ES NIE", "XYZ d{7} ?", LETTERS, true),
+  defineForm("ES K/L/M", "KLM d{7} ?", LETTERS, true),
+  defineForm("ES CIF", "ABCDEFGHJNPQRSUVW d{7} ?", `${DIGITS}ABCDEFGHIJ`, true),
+  defineForm("FI", "d{7} ?", DIGITS, true),
+  defineForm("FR numeric key", "? ? d{9}", DIGITS, true),
+  defineForm("HR", "d{10} ?", DIGITS, true),
+  defineForm("HU", "d{7} ?", DIGITS, true),
+  defineForm("IE", "d{7} ?", IE_LETTERS, true),
+  defineForm("IE 2013 form", "d{7} ? AH", IE_LETTERS, true),
+  defineForm("IE old form", `d ${LETTERS}+* d{5} ?`, IE_LETTERS, true),
+  defineForm("IT", "n d{9} ?", DIGITS, true),
+  defineForm("LT 9 digits", "d{7} 1 ?", DIGITS, false),
+  defineForm("LT 12 digits", "d{10} 1 ?", DIGITS, false),
+  defineForm("LU", "d{6} ? ?", DIGITS, true),
   // A first digit of 0–3 makes a personal code, which is left to VIES: the guarantee starts at position 1.
-  form("LV legal entity", "456789 d*9 ?", DIGITS, true, 1),
-  form("MT", "n d*5 ? ?", DIGITS, true),
-  form("NL", "d*8 ? B 0 n", DIGITS, false),
-  form("PL", "d*9 ?", DIGITS, true),
-  form("PT", "d*8 ?", DIGITS, false),
-  form("RO 2 digits", "n ?", DIGITS, false),
-  form("RO 8 digits", "n d*6 ?", DIGITS, false),
-  form("RO 10 digits", "n d*8 ?", DIGITS, false),
-  form("SE", "d*9 ? 0 1", DIGITS, true),
-  form("SI", "n d*6 ?", DIGITS, true),
-  form("SK", "n d*8 ?", DIGITS, true),
-  form("GB 9 digits", "d*7 ? ?", DIGITS, false),
-  form("GB 12 digits", "d*7 ? ? d*3", DIGITS, false),
-  form("XI 9 digits", "d*7 ? ?", DIGITS, false),
+  defineForm("LV legal entity", "456789 d{9} ?", DIGITS, true, 1),
+  defineForm("MT", "n d{5} ? ?", DIGITS, true),
+  defineForm("NL", "d{8} ? B 0 n", DIGITS, false),
+  defineForm("PL", "d{9} ?", DIGITS, true),
+  defineForm("PT", "d{8} ?", DIGITS, false),
+  defineForm("RO 2 digits", "n ?", DIGITS, false),
+  defineForm("RO 8 digits", "n d{6} ?", DIGITS, false),
+  defineForm("RO 10 digits", "n d{8} ?", DIGITS, false),
+  defineForm("SE", "d{9} ? 0 1", DIGITS, true),
+  defineForm("SI", "n d{6} ?", DIGITS, true),
+  defineForm("SK", "n d{8} ?", DIGITS, true),
+  defineForm("GB 9 digits", "d{7} ? ?", DIGITS, false),
+  defineForm("GB 12 digits", "d{7} ? ? d{3}", DIGITS, false),
+  defineForm("XI 9 digits", "d{7} ? ?", DIGITS, false),
 ];
 
 /** Deterministic PRNG (mulberry32) so a failure can be reproduced. */
@@ -261,7 +261,10 @@ function complete(form: Form, drawn: string[]): string | null {
 
 function generate(form: Form, next: () => number, count: number): string[] {
   const numbers: string[] = [];
-  while (numbers.length < count) {
+  for (let attempt = 0; numbers.length < count; attempt++) {
+    // A template that cannot be completed must fail the run, not hang it.
+    if (attempt > count * 100)
+      throw new Error(`${form.name}: the template rarely completes to a valid number`);
     const drawn = form.template.map((chars) =>
       chars === "?" ? "?" : (chars[Math.floor(next() * chars.length)] ?? ""),
     );

@@ -1,0 +1,105 @@
+import { sql } from "drizzle-orm";
+import {
+  bigserial,
+  check,
+  date,
+  index,
+  integer,
+  numeric,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  uniqueIndex,
+} from "drizzle-orm/pg-core";
+
+/** The plans customers subscribe to; rows are seeded by a migration. */
+export const plans = pgTable("plans", {
+  id: text("id").primaryKey(),
+  name: text("name").notNull(),
+  priceUsdPerMonth: numeric("price_usd_per_month", { precision: 10, scale: 2, mode: "number" }).notNull(),
+  /** Billable validations per UTC month; null = no quota (gateway plans bill at the gateway). */
+  monthlyQuota: integer("monthly_quota"),
+  ratePerMinute: integer("rate_per_minute").notNull(),
+});
+
+/**
+ * API keys. Direct keys carry the SHA-256 of their secret (never the secret); gateway
+ * subscribers have no secret and are identified by the subscriber id the gateway forwards.
+ */
+export const apiKeys = pgTable(
+  "api_keys",
+  {
+    id: text("id").primaryKey(),
+    kind: text("kind", { enum: ["direct", "gateway"] }).notNull(),
+    secretHash: text("secret_hash"),
+    gatewaySubscriber: text("gateway_subscriber"),
+    name: text("name"),
+    planId: text("plan_id")
+      .notNull()
+      .references(() => plans.id),
+    /** Overrides the plan's monthly quota for this key. */
+    monthlyQuota: integer("monthly_quota"),
+    /** Overrides the plan's per-minute limit for this key. */
+    ratePerMinute: integer("rate_per_minute"),
+    createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
+    revokedAt: timestamp("revoked_at", { withTimezone: true, mode: "date" }),
+  },
+  (table) => [
+    uniqueIndex("api_keys_secret_hash_idx").on(table.secretHash),
+    uniqueIndex("api_keys_gateway_subscriber_idx").on(table.gatewaySubscriber),
+    check(
+      "api_keys_identity_check",
+      sql`(${table.kind} = 'direct' AND ${table.secretHash} IS NOT NULL AND ${table.gatewaySubscriber} IS NULL)
+       OR (${table.kind} = 'gateway' AND ${table.secretHash} IS NULL AND ${table.gatewaySubscriber} IS NOT NULL)`,
+    ),
+    check("api_keys_quota_check", sql`${table.monthlyQuota} IS NULL OR ${table.monthlyQuota} >= 0`),
+    check("api_keys_rate_check", sql`${table.ratePerMinute} IS NULL OR ${table.ratePerMinute} > 0`),
+  ],
+);
+
+/** Usage per key and UTC month: `used` billable validations, `requests` all validate requests. */
+export const usageMonths = pgTable(
+  "usage_months",
+  {
+    keyId: text("key_id")
+      .notNull()
+      .references(() => apiKeys.id),
+    month: date("month", { mode: "string" }).notNull(),
+    used: integer("used").notNull().default(0),
+    requests: integer("requests").notNull().default(0),
+  },
+  (table) => [
+    primaryKey({ columns: [table.keyId, table.month] }),
+    check("usage_months_used_check", sql`${table.used} >= 0`),
+  ],
+);
+
+/**
+ * Units held for requests whose fresh work is under way. A reservation either becomes a
+ * billed unit or is deleted; one left behind by a crashed instance stops counting at
+ * `expires_at` and is never billed.
+ */
+export const reservations = pgTable(
+  "reservations",
+  {
+    id: bigserial("id", { mode: "number" }).primaryKey(),
+    keyId: text("key_id")
+      .notNull()
+      .references(() => apiKeys.id),
+    month: date("month", { mode: "string" }).notNull(),
+    expiresAt: timestamp("expires_at", { withTimezone: true, mode: "date" }).notNull(),
+  },
+  (table) => [index("reservations_key_month_idx").on(table.keyId, table.month, table.expiresAt)],
+);
+
+/** Per-minute request counts, used when several instances share Postgres but no Redis. */
+export const rateWindows = pgTable(
+  "rate_windows",
+  {
+    keyId: text("key_id").notNull(),
+    windowStart: timestamp("window_start", { withTimezone: true, mode: "date" }).notNull(),
+    count: integer("count").notNull().default(0),
+  },
+  (table) => [primaryKey({ columns: [table.keyId, table.windowStart] })],
+);

@@ -1,0 +1,109 @@
+import { asc, eq, sql } from "drizzle-orm";
+import { apiKeys, plans } from "../../db/schema.ts";
+import type { Database } from "../db.ts";
+import type { PlanId } from "../http/schemas.ts";
+import { gatewayKeyId, generateKeyId, generateSecret, hashSecret } from "./keys.ts";
+import type { Plan } from "./plans.ts";
+
+export type KeyRecord = {
+  id: string;
+  kind: "direct" | "gateway";
+  name: string | null;
+  planId: PlanId;
+  /** Per-key overrides of the plan's limits. */
+  monthlyQuota: number | null;
+  ratePerMinute: number | null;
+  createdAt: Date;
+  revokedAt: Date | null;
+};
+
+const keyColumns = {
+  id: apiKeys.id,
+  kind: apiKeys.kind,
+  name: apiKeys.name,
+  planId: apiKeys.planId,
+  monthlyQuota: apiKeys.monthlyQuota,
+  ratePerMinute: apiKeys.ratePerMinute,
+  createdAt: apiKeys.createdAt,
+  revokedAt: apiKeys.revokedAt,
+};
+
+/** Keys and plans in the database. The only module that writes to `api_keys` or `plans`. */
+export class KeyStore {
+  constructor(private readonly database: Database) {}
+
+  /** Makes the `plans` table match the catalogue in code. */
+  async syncPlans(catalogue: Record<PlanId, Plan>): Promise<void> {
+    for (const plan of Object.values(catalogue)) {
+      const row = {
+        id: plan.id,
+        name: plan.name,
+        priceUsdPerMonth: plan.priceUsdPerMonth,
+        monthlyQuota: plan.monthlyQuota,
+        ratePerMinute: plan.ratePerMinute,
+      };
+      await this.database.db.insert(plans).values(row).onConflictDoUpdate({ target: plans.id, set: row });
+    }
+  }
+
+  async findBySecretHash(secretHash: string): Promise<KeyRecord | null> {
+    const rows = await this.database.db.select(keyColumns).from(apiKeys).where(eq(apiKeys.secretHash, secretHash));
+    return (rows[0] as KeyRecord | undefined) ?? null;
+  }
+
+  async findById(id: string): Promise<KeyRecord | null> {
+    const rows = await this.database.db.select(keyColumns).from(apiKeys).where(eq(apiKeys.id, id));
+    return (rows[0] as KeyRecord | undefined) ?? null;
+  }
+
+  /** The usage identity of a gateway subscriber, created the first time the subscriber calls. */
+  async gatewaySubscriber(subscriber: string): Promise<KeyRecord> {
+    const id = gatewayKeyId(subscriber);
+    await this.database.db
+      .insert(apiKeys)
+      .values({ id, kind: "gateway", gatewaySubscriber: subscriber, planId: "rapidapi" })
+      .onConflictDoNothing();
+    const record = await this.findById(id);
+    if (!record) throw new Error(`gateway subscriber ${id} vanished after insert`);
+    return record;
+  }
+
+  /** Issues a new direct key; the secret is returned here and never stored. */
+  async create(input: {
+    planId: PlanId;
+    name: string | null;
+    monthlyQuota: number | null;
+    ratePerMinute: number | null;
+  }): Promise<{ record: KeyRecord; secret: string }> {
+    const secret = generateSecret();
+    const rows = await this.database.db
+      .insert(apiKeys)
+      .values({
+        id: generateKeyId(),
+        kind: "direct",
+        secretHash: hashSecret(secret),
+        name: input.name,
+        planId: input.planId,
+        monthlyQuota: input.monthlyQuota,
+        ratePerMinute: input.ratePerMinute,
+      })
+      .returning(keyColumns);
+    return { record: rows[0] as KeyRecord, secret };
+  }
+
+  /** Revokes a direct key; revoking twice keeps the first time. Null when there is no such key. */
+  async revoke(id: string, at: Date): Promise<KeyRecord | null> {
+    await this.database.db
+      .update(apiKeys)
+      .set({ revokedAt: sql`COALESCE(${apiKeys.revokedAt}, ${at.toISOString()}::timestamptz)` })
+      .where(eq(apiKeys.id, id));
+    return this.findById(id);
+  }
+
+  async list(): Promise<KeyRecord[]> {
+    return (await this.database.db
+      .select(keyColumns)
+      .from(apiKeys)
+      .orderBy(asc(apiKeys.createdAt), asc(apiKeys.id))) as KeyRecord[];
+  }
+}

@@ -1,0 +1,95 @@
+import { Elysia } from "elysia";
+import type { Authenticator } from "./accounts/authenticator.ts";
+import type { Meter } from "./accounts/meter.ts";
+import type { RateLimiter } from "./accounts/rate-limit.ts";
+import type { Clock } from "./clock.ts";
+import type { Config } from "./config.ts";
+import { authentication } from "./http/auth.ts";
+import { parseJsonObjectBody } from "./http/body.ts";
+import { docs } from "./http/docs.ts";
+import { errorHandling } from "./http/errors.ts";
+import { requestIds } from "./http/request-id.ts";
+import { models } from "./http/schemas.ts";
+import type { IbanEngine } from "./iban/engine.ts";
+import type { Logger } from "./log.ts";
+import type { VatService } from "./vat/service.ts";
+import type { StatusService } from "./vat/status.ts";
+import { quotaHeaders, usageReport } from "./validation/usage.ts";
+import { validate } from "./validation/validate.ts";
+
+/** Everything the HTTP app needs; `src/services.ts` builds the real ones. */
+export type AppDeps = {
+  config: Config;
+  clock: Clock;
+  log: Logger;
+  iban: IbanEngine;
+  vat: VatService;
+  status: StatusService;
+  authenticator: Authenticator;
+  rateLimiter: RateLimiter;
+  meter: Meter;
+};
+
+const API_DESCRIPTION =
+  "Validates EU VAT numbers against VIES (with caching and outage fallback) and IBANs offline " +
+  "(checksum, structure, components, SEPA, bank and BIC). Every error has the body {error: {code, message}}.";
+
+const ROUTES: Record<string, string[]> = {
+  "/validate": ["POST"],
+  "/usage": ["GET"],
+  "/status": ["GET"],
+  "/health": ["GET"],
+  "/swagger": ["GET"],
+  "/swagger/json": ["GET"],
+};
+
+const errorResponses = (...statuses: number[]) =>
+  Object.fromEntries(statuses.map((status) => [status, "ErrorResponse" as const]));
+
+/** Builds the HTTP app from its dependencies, without listening. */
+export function buildApp(deps: AppDeps) {
+  return new Elysia()
+    .use(requestIds())
+    .use(errorHandling({ log: deps.log, allowedMethods: (path) => ROUTES[path] }))
+    .use(docs({ version: "1.0.0", description: API_DESCRIPTION }))
+    .model(models)
+    .use(authentication({ authenticator: deps.authenticator, rateLimiter: deps.rateLimiter }))
+    .post(
+      "/validate",
+      async ({ body, caller, set, requestId }) => {
+        const outcome = await validate(deps, caller.account, body, requestId);
+        Object.assign(
+          set.headers,
+          quotaHeaders(caller.account, outcome.body.usage.used, Date.parse(outcome.body.usage.reset_at)),
+        );
+        if (caller.account.kind === "gateway") {
+          set.headers["x-gateway-billing"] = `Validations=${outcome.billable ? 1 : 0}`;
+        }
+        if (outcome.failure) throw outcome.failure;
+        return outcome.body;
+      },
+      {
+        caller: true,
+        parse: ({ request }) => parseJsonObjectBody(request, deps.config.MAX_BODY_BYTES),
+        body: "ValidateRequest",
+        response: { 200: "ValidateResponse", ...errorResponses(400, 401, 403, 413, 429, 503) },
+        detail: {
+          summary: "Validate a VAT number and/or an IBAN",
+          description:
+            "200 whenever at least one component produced a definitive answer; otherwise the status of the first component error.",
+          security: [{ ApiKey: [] }],
+        },
+      },
+    )
+    .get("/usage", ({ caller }) => usageReport(deps.meter, caller.account, deps.clock.now()), {
+      caller: true,
+      response: { 200: "Usage", ...errorResponses(401, 403, 429, 503) },
+      detail: { summary: "Plan, usage and remaining quota of the calling key", security: [{ ApiKey: [] }] },
+    })
+    .get("/health", () => ({ status: "ok" as const, registry_version: deps.iban.registryVersion }), {
+      response: { 200: "Health" },
+      detail: { summary: "Liveness probe" },
+    });
+}
+
+export type App = ReturnType<typeof buildApp>;

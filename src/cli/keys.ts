@@ -1,0 +1,134 @@
+import { existsSync } from "node:fs";
+import { parseArgs } from "node:util";
+import { checkNewKey, type KeyAdmin, keyAdmin } from "../accounts/admin.ts";
+import { KeyStore } from "../accounts/key-store.ts";
+import { Meter } from "../accounts/meter.ts";
+import { planCatalogue } from "../accounts/plans.ts";
+import { adminSocketPath } from "../admin-socket.ts";
+import { systemClock } from "../clock.ts";
+import { type Config, ConfigError, parseConfig } from "../config.ts";
+import { DataDirLock } from "../lock.ts";
+import { createLogger } from "../log.ts";
+import { openStorage } from "../storage.ts";
+
+const USAGE = `usage:
+  keys create --plan free|basic|pro [--name TEXT] [--quota N] [--rate N]
+  keys revoke KEY_ID
+  keys list
+  keys usage KEY_ID`;
+
+class UsageError extends Error {}
+
+type Command =
+  | { name: "create"; options: Record<string, unknown> }
+  | { name: "revoke" | "usage"; keyId: string }
+  | { name: "list" };
+
+function parseCommand(argv: string[]): Command {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    strict: true,
+    options: { plan: { type: "string" }, name: { type: "string" }, quota: { type: "string" }, rate: { type: "string" } },
+  });
+  const [name, ...rest] = positionals;
+  const hasOptions = Object.keys(values).length > 0;
+  if (name === "create" && rest.length === 0) return { name, options: values };
+  if ((name === "revoke" || name === "usage") && rest.length === 1 && rest[0] && !hasOptions) {
+    return { name, keyId: rest[0] };
+  }
+  if (name === "list" && rest.length === 0 && !hasOptions) return { name };
+  throw new UsageError(USAGE);
+}
+
+/** Runs one command against an admin: a result for stdout, or null when the key does not exist. */
+async function run(command: Command, admin: KeyAdmin): Promise<unknown> {
+  switch (command.name) {
+    case "create":
+      return admin.create(checkNewKey(command.options));
+    case "revoke":
+      return admin.revoke(command.keyId);
+    case "usage":
+      return admin.usage(command.keyId);
+    case "list":
+      return admin.list();
+  }
+}
+
+/** The running server's admin socket, as a KeyAdmin. */
+function socketAdmin(socket: string): KeyAdmin {
+  const call = async (method: string, path: string, body?: unknown) => {
+    const response = await fetch(`http://localhost${path}`, {
+      method,
+      unix: socket,
+      headers: body === undefined ? {} : { "content-type": "application/json" },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const payload = (await response.json()) as { error?: string };
+    if (response.status === 404 && path !== "/keys") return null;
+    if (!response.ok) throw new Error(payload.error ?? `admin socket answered ${response.status}`);
+    return payload;
+  };
+  return {
+    create: (input) => call("POST", "/keys", input) as ReturnType<KeyAdmin["create"]>,
+    revoke: (keyId) => call("POST", `/keys/${encodeURIComponent(keyId)}/revoke`) as ReturnType<KeyAdmin["revoke"]>,
+    list: () => call("GET", "/keys") as ReturnType<KeyAdmin["list"]>,
+    usage: (keyId) => call("GET", `/keys/${encodeURIComponent(keyId)}/usage`) as ReturnType<KeyAdmin["usage"]>,
+  };
+}
+
+async function withDatabase<T>(config: Config, work: (admin: KeyAdmin) => Promise<T>): Promise<T> {
+  const storage = await openStorage(config, createLogger("error", (line) => process.stderr.write(`${line}\n`)), "keys command", 10_000);
+  try {
+    const plans = planCatalogue(config.GATEWAY_RATE_LIMIT_PER_MINUTE);
+    const meter = new Meter(storage.database, systemClock, { reservationTtlMs: 60_000 });
+    return await work(keyAdmin({ keys: new KeyStore(storage.database), meter, plans, clock: systemClock }));
+  } finally {
+    await storage.close();
+  }
+}
+
+/**
+ * With DATABASE_URL the command talks to Postgres directly. On the embedded default it goes
+ * through the running server's admin socket, since only one process can open PGlite; with
+ * no server running it opens the data directory itself.
+ */
+async function execute(command: Command, config: Config): Promise<unknown> {
+  if (config.DATABASE_URL) return withDatabase(config, (admin) => run(command, admin));
+  const socket = adminSocketPath(config.DATA_DIR);
+  if (existsSync(socket)) {
+    try {
+      return await run(command, socketAdmin(socket));
+    } catch (error) {
+      const code = (error as { code?: string }).code;
+      const unreachable = code === "ECONNREFUSED" || code === "ENOENT" || code === "FailedToOpenSocket";
+      if (!unreachable || DataDirLock.owner(config.DATA_DIR) !== null) throw error;
+    }
+  }
+  return withDatabase(config, (admin) => run(command, admin));
+}
+
+async function main(argv: string[]): Promise<number> {
+  let command: Command;
+  try {
+    command = parseCommand(argv);
+  } catch (error) {
+    process.stderr.write(`${error instanceof UsageError ? error.message : `${(error as Error).message}\n${USAGE}`}\n`);
+    return 2;
+  }
+  try {
+    const result = await execute(command, parseConfig(process.env));
+    if (result === null) {
+      process.stderr.write(`no key ${"keyId" in command ? command.keyId : ""}\n`);
+      return 1;
+    }
+    process.stdout.write(`${JSON.stringify(result, null, command.name === "create" ? undefined : 2)}\n`);
+    return 0;
+  } catch (error) {
+    const message = error instanceof ConfigError || error instanceof Error ? error.message : String(error);
+    process.stderr.write(`keys ${command.name}: ${message}\n`);
+    return 1;
+  }
+}
+
+process.exitCode = await main(process.argv.slice(2));

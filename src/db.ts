@@ -1,0 +1,100 @@
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { PGlite } from "@electric-sql/pglite";
+import { type SQL, sql } from "drizzle-orm";
+import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
+import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
+import { migrate as migratePglite } from "drizzle-orm/pglite/migrator";
+import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
+import { migrate as migratePostgres } from "drizzle-orm/postgres-js/migrator";
+import postgres from "postgres";
+import * as schema from "../db/schema.ts";
+
+export type Schema = typeof schema;
+/** The Drizzle API shared by the embedded and the server driver. */
+export type Db = PgDatabase<PgQueryResultHKT, Schema>;
+
+export interface Database {
+  readonly kind: "pglite" | "postgres";
+  readonly db: Db;
+  /** Runs raw SQL and returns its rows, whichever driver is underneath. */
+  rows<T>(query: SQL): Promise<T[]>;
+  /** Runs `work` in one transaction; `rows` inside it runs raw SQL on that transaction. */
+  transaction<T>(work: (rows: <R>(query: SQL) => Promise<R[]>) => Promise<T>): Promise<T>;
+  /** Applies pending migrations; safe when several instances start at once. */
+  migrate(): Promise<void>;
+  close(): Promise<void>;
+}
+
+const MIGRATIONS_FOLDER = fileURLToPath(new URL("../db/migrations", import.meta.url));
+// Any constant works; it only has to be the same for every instance of this service.
+const MIGRATION_LOCK_ID = 7_261_432_001;
+
+function rowsOf<T>(result: unknown): T[] {
+  if (Array.isArray(result)) return result as T[];
+  return (result as { rows: T[] }).rows;
+}
+
+function rawAccess(db: Db): Pick<Database, "rows" | "transaction"> {
+  return {
+    rows: async (query) => rowsOf(await db.execute(query)),
+    transaction: (work) => db.transaction((tx) => work(async (query) => rowsOf(await tx.execute(query)))),
+  };
+}
+
+/** Postgres through the `postgres` driver, for `DATABASE_URL`. */
+export function connectPostgres(url: string, options: { max?: number } = {}): Database {
+  const client = postgres(url, {
+    max: options.max ?? 10,
+    onnotice: () => {},
+    connection: { application_name: "vat-iban-service" },
+  });
+  const db = drizzlePostgres(client, { schema }) as unknown as Db;
+  return {
+    kind: "postgres",
+    db,
+    ...rawAccess(db),
+    async migrate() {
+      // A session-level advisory lock on one dedicated connection serializes concurrent
+      // starts: the second instance waits, then finds nothing left to apply.
+      const single = postgres(url, { max: 1, onnotice: () => {} });
+      try {
+        await single`SELECT pg_advisory_lock(${MIGRATION_LOCK_ID})`;
+        await migratePostgres(drizzlePostgres(single), { migrationsFolder: MIGRATIONS_FOLDER });
+        await single`SELECT pg_advisory_unlock(${MIGRATION_LOCK_ID})`;
+      } finally {
+        await single.end({ timeout: 5 });
+      }
+    },
+    close: () => client.end({ timeout: 5 }),
+  };
+}
+
+/**
+ * Embedded Postgres (PGlite) with its data under `dataDir`, or in memory when `dataDir` is
+ * null. Only one process may open a data directory; `src/lock.ts` guards that.
+ */
+export async function openPglite(dataDir: string | null): Promise<Database> {
+  let client: PGlite;
+  if (dataDir === null) {
+    client = new PGlite();
+  } else {
+    mkdirSync(dataDir, { recursive: true });
+    client = new PGlite(join(dataDir, "pglite"));
+  }
+  await client.waitReady;
+  const db = drizzlePglite(client, { schema }) as unknown as Db;
+  return {
+    kind: "pglite",
+    db,
+    ...rawAccess(db),
+    migrate: () => migratePglite(drizzlePglite(client), { migrationsFolder: MIGRATIONS_FOLDER }),
+    close: () => client.close(),
+  };
+}
+
+/** Answers when the database does; used by readiness checks. */
+export async function pingDatabase(database: Database): Promise<void> {
+  await database.rows(sql`SELECT 1`);
+}

@@ -1,0 +1,61 @@
+import { Elysia } from "elysia";
+import type { Account, Authenticator } from "../accounts/authenticator.ts";
+import type { RateDecision, RateLimiter } from "../accounts/rate-limit.ts";
+import { ApiError } from "../errors.ts";
+
+export type Caller = { account: Account; rate: RateDecision };
+
+/** The routes that need a key: `METHOD path`. */
+const PROTECTED = new Set(["POST /validate", "GET /usage"]);
+
+function pathOf(url: string): string {
+  const start = url.indexOf("/", url.indexOf("//") + 2);
+  if (start < 0) return "/";
+  const query = url.indexOf("?", start);
+  return query < 0 ? url.slice(start) : url.slice(start, query);
+}
+
+/**
+ * Authentication and the per-minute limit, run when the request arrives — before its body
+ * is read — so a caller without a valid key learns that first, and every request of a key
+ * counts against its limit, malformed ones included. Routes opt in with `{ caller: true }`
+ * and receive the resolved `caller`.
+ */
+export function authentication(deps: { authenticator: Authenticator; rateLimiter: RateLimiter }) {
+  const callers = new WeakMap<Request, Caller>();
+  return new Elysia({ name: "authentication" })
+    .onRequest({ as: "global" }, async ({ request, set }) => {
+      const route = `${request.method} ${pathOf(request.url)}`;
+      if (!PROTECTED.has(route)) return;
+      const account = await deps.authenticator.authenticate(request.headers);
+      // The gateway bills from this header, so every answer to a gateway call carries it;
+      // the validate route raises it to 1 when the request was billable.
+      if (account.kind === "gateway" && route === "POST /validate") set.headers["x-gateway-billing"] = "Validations=0";
+      const rate = await deps.rateLimiter.hit(account.keyId, account.ratePerMinute).catch(() => {
+        throw new ApiError("service_unavailable", "the rate-limit store is unreachable; try again shortly", {
+          retryAfter: 5,
+        });
+      });
+      set.headers["x-ratelimit-limit"] = String(rate.limit);
+      set.headers["x-ratelimit-remaining"] = String(rate.remaining);
+      if (!rate.allowed) {
+        throw new ApiError(
+          "rate_limited",
+          `more than ${rate.limit} requests in this minute; retry in ${rate.retryAfterSeconds} s`,
+          { retryAfter: rate.retryAfterSeconds },
+        );
+      }
+      callers.set(request, { account, rate });
+    })
+    .macro({
+      caller: {
+        resolve({ request }) {
+          const caller = callers.get(request);
+          // The onRequest hook above runs for every protected route; reaching here without a
+          // caller means a route opted in without being listed in PROTECTED.
+          if (!caller) throw new Error(`route ${request.method} ${pathOf(request.url)} is not in PROTECTED`);
+          return { caller };
+        },
+      },
+    });
+}

@@ -1,0 +1,54 @@
+import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from "node:fs";
+import { join } from "node:path";
+
+/**
+ * Embedded Postgres must be opened by one process at a time. The owner writes its pid to
+ * `DATA_DIR/owner.pid`; a file left by a process that is gone is taken over.
+ */
+export class DataDirLock {
+  private constructor(private readonly path: string) {}
+
+  static acquire(dataDir: string, role: string): DataDirLock {
+    mkdirSync(dataDir, { recursive: true });
+    const path = join(dataDir, "owner.pid");
+    for (let attempt = 0; attempt < 2; attempt++) {
+      try {
+        const fd = openSync(path, "wx", 0o600);
+        writeSync(fd, `${process.pid} ${role}\n`);
+        closeSync(fd);
+        return new DataDirLock(path);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+        const owner = DataDirLock.owner(dataDir);
+        if (owner !== null) {
+          throw new Error(`${dataDir} is in use by ${owner.role} (pid ${owner.pid}); stop it or use DATABASE_URL`);
+        }
+        rmSync(path, { force: true });
+      }
+    }
+    throw new Error(`could not lock ${dataDir}`);
+  }
+
+  /** The live process holding the data directory, if any. */
+  static owner(dataDir: string): { pid: number; role: string } | null {
+    let content: string;
+    try {
+      content = readFileSync(join(dataDir, "owner.pid"), "utf8");
+    } catch {
+      return null;
+    }
+    const [pidText, role = "another process"] = content.trim().split(" ");
+    const pid = Number(pidText);
+    if (!Number.isInteger(pid) || pid <= 0 || pid === process.pid) return null;
+    try {
+      process.kill(pid, 0);
+      return { pid, role };
+    } catch (error) {
+      return (error as NodeJS.ErrnoException).code === "EPERM" ? { pid, role } : null;
+    }
+  }
+
+  release(): void {
+    rmSync(this.path, { force: true });
+  }
+}

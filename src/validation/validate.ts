@@ -1,0 +1,99 @@
+import type { Account } from "../accounts/authenticator.ts";
+import { ibanIsBillable, isAnswered } from "../accounts/billing.ts";
+import type { Meter, MeterAdmission } from "../accounts/meter.ts";
+import { ApiError } from "../errors.ts";
+import type { ValidateRequest, ValidateResponse } from "../http/schemas.ts";
+import type { IbanEngine } from "../iban/engine.ts";
+import type { IbanResult } from "../iban/schema.ts";
+import type { VatResult } from "../vat/schema.ts";
+import type { VatService } from "../vat/service.ts";
+import { usageBlock } from "./usage.ts";
+
+export type ValidationDeps = { iban: IbanEngine; vat: VatService; meter: Meter };
+
+/** The answer to one validate request, before it becomes HTTP. */
+export type ValidationOutcome = {
+  body: ValidateResponse;
+  /** Set when no component could be answered: the request fails with this error instead. */
+  failure: ApiError | null;
+  billable: boolean;
+};
+
+function meterUnavailable(): ApiError {
+  return new ApiError("service_unavailable", "usage cannot be recorded right now; try again shortly", {
+    retryAfter: 5,
+  });
+}
+
+/**
+ * Validates the components of one request and meters it: at most one unit, billed only
+ * when a component produced a fresh definitive result, durably recorded before the answer
+ * is returned. Fresh VAT work is preceded by a reservation, so a used-up quota is refused
+ * before VIES is asked, and the reservation is released when nothing billable came of it.
+ */
+export async function validate(
+  deps: ValidationDeps,
+  account: Account,
+  request: ValidateRequest,
+  requestId: string,
+): Promise<ValidationOutcome> {
+  if (request.vat === undefined && request.iban === undefined) {
+    throw new ApiError("invalid_request", "send `vat`, `iban`, or both, as strings");
+  }
+  const iban: IbanResult | undefined = request.iban === undefined ? undefined : deps.iban.validate(request.iban);
+  const vatPlan = request.vat === undefined ? undefined : await deps.vat.plan(request.vat);
+  const ibanBillable = iban !== undefined && ibanIsBillable(iban);
+  const needsUpstream = vatPlan?.kind === "upstream";
+
+  let admission: MeterAdmission;
+  try {
+    admission = await deps.meter.admit({
+      keyId: account.keyId,
+      quota: account.monthlyQuota,
+      charge: ibanBillable && !needsUpstream,
+      reserve: needsUpstream,
+    });
+  } catch {
+    throw meterUnavailable();
+  }
+  if (!admission.ok) {
+    const retryAfter = Math.ceil((admission.resetMs - Date.now()) / 1000);
+    throw new ApiError("quota_exceeded", "the monthly quota is used up; cached answers are still served", {
+      retryAfter,
+    });
+  }
+
+  let vat: VatResult | undefined;
+  let billable = admission.charged;
+  let used = admission.used;
+  if (vatPlan?.kind === "answered") vat = vatPlan.result;
+  if (vatPlan?.kind === "upstream" && admission.reservation) {
+    const resolved = await deps.vat.resolve(vatPlan);
+    vat = resolved.result;
+    try {
+      const settled = await deps.meter.settle(admission.reservation, resolved.fresh || ibanBillable);
+      billable = settled.billed;
+      used = settled.used;
+    } catch {
+      throw meterUnavailable();
+    }
+  }
+
+  const body: ValidateResponse = {
+    request_id: requestId,
+    ...(vat && { vat }),
+    ...(iban && { iban }),
+    billable,
+    usage: usageBlock(account, used, admission.resetMs),
+  };
+  const components = [vat, iban].filter((component) => component !== undefined);
+  const answered = components.some(isAnswered);
+  const firstError = components.find((component) => component.error !== null)?.error ?? null;
+  const failure =
+    answered || firstError === null
+      ? null
+      : new ApiError(firstError.code, firstError.message, {
+          retryAfter: vat?.error === firstError ? vatPlan?.retryAfterSeconds : undefined,
+        });
+  return { body, failure, billable };
+}
