@@ -21,7 +21,7 @@ const IBAN = createRequire(import.meta.url)("iban") as {
 };
 
 const SECONDS_PER_ROUND = Number(process.argv[2] ?? 1);
-const ROUNDS = 5;
+const ROUNDS = 7;
 const CORPUS_SIZE = 10_000;
 const VALID_SHARE = 0.7;
 
@@ -71,8 +71,12 @@ function buildCorpus(): string[] {
     for (let i = 0; i < 20; i++) generated.push(ibanOf(country, randomBban(format, random)));
   }
   const valid = [...vectors.valid.map((vector) => vector.input), ...Object.values(examples), ...generated];
+  const bumpLastDigit = (iban: string) => {
+    const at = iban.search(/\d\D*$/);
+    return `${iban.slice(0, at)}${(Number(iban[at]) + 1) % 10}${iban.slice(at + 1)}`;
+  };
   const mutations = [
-    (iban: string) => `${iban.slice(0, 10)}${(Number(iban[10]) + 1) % 10}${iban.slice(11)}`,
+    bumpLastDigit,
     (iban: string) => iban.slice(0, -1),
     (iban: string) => `${iban.slice(0, 4)}!${iban.slice(5)}`,
     (iban: string) => `XX${iban.slice(2)}`,

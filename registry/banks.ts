@@ -99,6 +99,6 @@ function isInstitutionBic(bic: string): boolean {
 }
 
 /** Code-unit order, independent of locale. */
-export function compareText(a: string, b: string): number {
+function compareText(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }

@@ -114,6 +114,9 @@ function fromSwift(country: SwiftCountry, schwifty: SchwiftyEntry | undefined): 
   if (country.ibanSpec.slice(0, 2) !== country.code || ibanClasses !== `nn${bbanClasses}`) {
     throw new Error(`${context}: IBAN structure ${country.ibanSpec} does not match BBAN ${country.bbanSpec}`);
   }
+  if (bbanClasses.length !== country.bbanLength || country.ibanLength !== country.bbanLength + 4) {
+    throw new Error(`${context}: stated lengths do not match structure ${country.bbanSpec}`);
+  }
   const positions = schwifty?.positions ?? {};
   const bank = country.bank;
   const branch =

@@ -4,6 +4,7 @@ import type { Meter } from "./accounts/meter.ts";
 import type { RateLimiter } from "./accounts/rate-limit.ts";
 import type { Clock } from "./clock.ts";
 import type { Config } from "./config.ts";
+import { ApiError } from "./errors.ts";
 import { authentication } from "./http/auth.ts";
 import { parseJsonObjectBody } from "./http/body.ts";
 import { docs } from "./http/docs.ts";
@@ -86,6 +87,20 @@ export function buildApp(deps: AppDeps) {
       response: { 200: "Usage", ...errorResponses(401, 403, 429, 503) },
       detail: { summary: "Plan, usage and remaining quota of the calling key", security: [{ ApiKey: [] }] },
     })
+    .get(
+      "/status",
+      async () => {
+        const outcome = await deps.status.get();
+        if (!outcome.ok) {
+          throw new ApiError("service_unavailable", "the VIES status endpoint is unreachable", { retryAfter: 30 });
+        }
+        return outcome.body;
+      },
+      {
+        response: { 200: "ViesStatus", ...errorResponses(503) },
+        detail: { summary: "Live VIES availability per member state (cached for 60 seconds)" },
+      },
+    )
     .get("/health", () => ({ status: "ok" as const, registry_version: deps.iban.registryVersion }), {
       response: { 200: "Health" },
       detail: { summary: "Liveness probe" },

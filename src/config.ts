@@ -40,6 +40,31 @@ export const ConfigSchema = t.Object({
   /** Shared secret of the marketplace gateway; unset = the gateway route is off. */
   GATEWAY_PROXY_SECRET: t.Optional(t.String({ minLength: 16 })),
   GATEWAY_RATE_LIMIT_PER_MINUTE: t.Integer({ minimum: 1, default: 600 }),
+
+  /** VIES host; the real service paths are appended to it. */
+  VIES_BASE_URL: t.String({ pattern: "^https?://", default: "https://ec.europa.eu" }),
+  /** The most one VIES call may take. */
+  VIES_TIMEOUT_MS: t.Integer({ minimum: 100, maximum: 120_000, default: 6000 }),
+  /** Our own VAT number (e.g. DE123456789): switches to checkVatApprox and returns consultation numbers. */
+  VIES_REQUESTER_VAT: t.Optional(t.String({ pattern: "^[A-Za-z]{2}[0-9A-Za-z+*. -]{2,14}$" })),
+  /** Upstream calls in flight per member state, so our bursts never trip VIES's own limits. */
+  VIES_MAX_CONCURRENT_PER_STATE: t.Integer({ minimum: 1, maximum: 100, default: 4 }),
+  /** The most one VAT answer may take, retries and waiting for a slot included. */
+  VAT_DEADLINE_MS: t.Integer({ minimum: 200, maximum: 120_000, default: 8000 }),
+  VAT_CACHE_TTL_SECONDS: t.Integer({ minimum: 1, default: 86_400 }),
+  VAT_LKG_TTL_SECONDS: t.Integer({ minimum: 1, default: 2_592_000 }),
+  /** How long a "not registered" answer is served from cache. */
+  VAT_NEGATIVE_CACHE_TTL_SECONDS: t.Integer({ minimum: 1, default: 3600 }),
+  /** The most a cache read or write may add to a request before it counts as a cache outage. */
+  CACHE_TIMEOUT_MS: t.Integer({ minimum: 5, maximum: 10_000, default: 150 }),
+  STATUS_CACHE_TTL_SECONDS: t.Integer({ minimum: 1, default: 60 }),
+
+  UK_VAT_ENABLED: t.Boolean({ default: false }),
+  UK_VAT_BASE_URL: t.String({ pattern: "^https?://", default: "https://api.service.hmrc.gov.uk" }),
+  UK_VAT_CLIENT_ID: t.Optional(t.String({ minLength: 1 })),
+  UK_VAT_CLIENT_SECRET: t.Optional(t.String({ minLength: 1 })),
+  /** Our own UK VAT number: adds HMRC consultation numbers. */
+  UK_VAT_REQUESTER_VRN: t.Optional(t.String({ pattern: "^(GB)?[0-9 ]{9,15}$" })),
 });
 
 export type Config = Static<typeof ConfigSchema>;
@@ -67,6 +92,16 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     const rule = choices ? `expected one of ${choices.join(", ")}` : error.message;
     return `${name}${given === undefined ? "" : `=${JSON.stringify(given)}`}: ${rule}`;
   });
+  const config = converted as Config;
+  if (config.UK_VAT_ENABLED && (!config.UK_VAT_CLIENT_ID || !config.UK_VAT_CLIENT_SECRET)) {
+    problems.push("UK_VAT_ENABLED=true needs UK_VAT_CLIENT_ID and UK_VAT_CLIENT_SECRET");
+  }
+  if (Boolean(config.UPSTASH_REDIS_REST_URL) !== Boolean(config.UPSTASH_REDIS_REST_TOKEN)) {
+    problems.push("UPSTASH_REDIS_REST_URL and UPSTASH_REDIS_REST_TOKEN must be set together");
+  }
+  if (config.VAT_LKG_TTL_SECONDS < config.VAT_CACHE_TTL_SECONDS) {
+    problems.push("VAT_LKG_TTL_SECONDS must be at least VAT_CACHE_TTL_SECONDS");
+  }
   if (problems.length > 0) throw new ConfigError(`invalid configuration:\n  ${problems.join("\n  ")}`);
-  return converted as Config;
+  return config;
 }

@@ -24,7 +24,7 @@ function pathOf(url: string): string {
 export function authentication(deps: { authenticator: Authenticator; rateLimiter: RateLimiter }) {
   const callers = new WeakMap<Request, Caller>();
   return new Elysia({ name: "authentication" })
-    .onRequest({ as: "global" }, async ({ request, set }) => {
+    .onRequest(async ({ request, set }) => {
       const route = `${request.method} ${pathOf(request.url)}`;
       if (!PROTECTED.has(route)) return;
       const account = await deps.authenticator.authenticate(request.headers);

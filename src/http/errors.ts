@@ -17,7 +17,7 @@ export function renderError(error: ApiError, headers: Record<string, string | nu
  * Explains a failed body validation in the words of the API's input rules, so the caller
  * learns which rule failed rather than reading a JSON-schema error.
  */
-export function describeBodyProblem(error: ValidationError): string {
+export function describeBodyProblem(error: Readonly<ValidationError>): string {
   const first = error.all[0];
   const field = first?.path.replace(/^\//, "").split("/")[0] ?? "";
   if (!first || field === "") return "the body must be a JSON object with a `vat` and/or an `iban` string";

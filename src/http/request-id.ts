@@ -9,7 +9,7 @@ const INBOUND_ID = /^[A-Za-z0-9._:-]{1,64}$/;
  */
 export function requestIds() {
   return new Elysia({ name: "request-ids" })
-    .onRequest({ as: "global" }, ({ request, set }) => {
+    .onRequest(({ request, set }) => {
       const inbound = request.headers.get("x-request-id");
       set.headers["x-request-id"] = inbound !== null && INBOUND_ID.test(inbound) ? inbound : crypto.randomUUID();
     })

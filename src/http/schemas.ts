@@ -2,6 +2,7 @@ import { type Static, t } from "elysia";
 import { ErrorResponseSchema, ErrorSchema } from "../errors.ts";
 import { IbanResultSchema } from "../iban/schema.ts";
 import { VatResultSchema } from "../vat/schema.ts";
+import { StatusSchema } from "../vat/status.ts";
 
 export const PLAN_IDS = ["free", "basic", "pro", "rapidapi"] as const;
 export type PlanId = (typeof PLAN_IDS)[number];
@@ -82,4 +83,5 @@ export const models = {
   UsageBlock: UsageBlockSchema,
   Usage: UsageSchema,
   Health: HealthSchema,
+  ViesStatus: StatusSchema,
 };

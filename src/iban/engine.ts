@@ -23,6 +23,8 @@ interface CompiledFormat {
   account: Span | null;
   sepa: boolean;
   banks: BankTable | null;
+  /** "IBAN for XX must be N characters, got M", by M. */
+  lengthMessages: (string | undefined)[];
 }
 
 const CLASS_BITS: Record<string, number> = { n: DIGIT, a: LETTER, c: DIGIT | LETTER };
@@ -54,9 +56,12 @@ export function createIbanEngine(registry: IbanRegistry): IbanEngine {
       account: shift(format.account),
       sepa: format.sepa,
       banks: registry.banks.get(code) ?? null,
+      lengthMessages: new Array(MEMOIZED_LENGTHS).fill(undefined),
     };
   }
   const normalizer = new IbanNormalizer();
+  /** Rejection messages repeat, so the common ones are built once: per unknown code, per wrong length. */
+  const unknownCountryMessages: (string | undefined)[] = new Array(26 * 26).fill(undefined);
 
   function validate(input: string): IbanResult {
     normalizer.normalize(input);
@@ -76,23 +81,15 @@ export function createIbanEngine(registry: IbanRegistry): IbanEngine {
     if (length < 2 || ASCII_KIND[first] !== LETTER || ASCII_KIND[second] !== LETTER) {
       return rejected(input, "invalid_country", "IBAN must start with a two-letter country code", null);
     }
-    const format = formats[(first - 65) * 26 + second - 65];
+    const index = (first - 65) * 26 + second - 65;
+    const format = formats[index];
     if (!format) {
-      const code = String.fromCharCode(first, second);
-      return rejected(
-        input,
-        "invalid_country",
-        `${code} is not a country or territory that uses IBANs`,
-        null,
-      );
+      unknownCountryMessages[index] ??=
+        `${String.fromCharCode(first, second)} is not a country or territory that uses IBANs`;
+      return rejected(input, "invalid_country", unknownCountryMessages[index], null);
     }
     if (length !== format.length) {
-      return rejected(
-        input,
-        "invalid_length",
-        `IBAN for ${format.code} must be ${format.length} characters, got ${length}`,
-        format.code,
-      );
+      return rejected(input, "invalid_length", lengthMessage(format, length), format.code);
     }
     const classes = format.classes;
     for (let i = 2; i < length; i++) {
@@ -158,6 +155,16 @@ export function createIbanEngine(registry: IbanRegistry): IbanEngine {
   }
 
   return { registryVersion: registry.version, validate };
+}
+
+const MEMOIZED_LENGTHS = 64;
+
+function lengthMessage(format: CompiledFormat, length: number): string {
+  const message = format.lengthMessages[length];
+  if (message !== undefined) return message;
+  const built = `IBAN for ${format.code} must be ${format.length} characters, got ${length}`;
+  if (length < MEMOIZED_LENGTHS) format.lengthMessages[length] = built;
+  return built;
 }
 
 /** A result for input that is not an IBAN of a known country's structure: only the country, if known. */

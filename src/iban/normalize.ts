@@ -44,9 +44,9 @@ const COLON = 0x3a;
 const CAPACITY = 64;
 
 /**
- * Reusable normalizer state: after `normalize(input)`, `codes[start .. start + length)` holds the electronic
- * form (up to the capacity; `length` counts all of it), or `badIndex` is the index in the input of the
- * first character that cannot be part of an IBAN.
+ * Reusable normalizer state: after `normalize(input)`, `codes[start .. start + length)` holds the
+ * electronic form (up to the capacity; `length` counts all of it), or `badIndex` is the index in the
+ * input of the first character that cannot be part of an IBAN.
  */
 export class IbanNormalizer {
   /** Buffers, so that the result strings are decoded natively in one step rather than concatenated. */
@@ -58,6 +58,7 @@ export class IbanNormalizer {
   verbatim = true;
   badIndex = -1;
 
+  /** Reads `input` into `codes`; see the class comment for the state it leaves. */
   normalize(input: string): void {
     const codes = this.codes;
     let count = 0;

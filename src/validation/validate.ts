@@ -1,15 +1,16 @@
 import type { Account } from "../accounts/authenticator.ts";
 import { ibanIsBillable, isAnswered } from "../accounts/billing.ts";
 import type { Meter, MeterAdmission } from "../accounts/meter.ts";
+import type { Clock } from "../clock.ts";
 import { ApiError } from "../errors.ts";
 import type { ValidateRequest, ValidateResponse } from "../http/schemas.ts";
 import type { IbanEngine } from "../iban/engine.ts";
 import type { IbanResult } from "../iban/schema.ts";
 import type { VatResult } from "../vat/schema.ts";
 import type { VatService } from "../vat/service.ts";
-import { usageBlock } from "./usage.ts";
+import { quotaHeaders, usageBlock } from "./usage.ts";
 
-export type ValidationDeps = { iban: IbanEngine; vat: VatService; meter: Meter };
+export type ValidationDeps = { iban: IbanEngine; vat: VatService; meter: Meter; clock: Clock };
 
 /** The answer to one validate request, before it becomes HTTP. */
 export type ValidationOutcome = {
@@ -57,19 +58,21 @@ export async function validate(
     throw meterUnavailable();
   }
   if (!admission.ok) {
-    const retryAfter = Math.ceil((admission.resetMs - Date.now()) / 1000);
     throw new ApiError("quota_exceeded", "the monthly quota is used up; cached answers are still served", {
-      retryAfter,
+      retryAfter: Math.max(1, Math.ceil((admission.resetMs - deps.clock.now()) / 1000)),
+      headers: quotaHeaders(account, admission.used, admission.resetMs),
     });
   }
 
   let vat: VatResult | undefined;
+  let vatRetryAfter: number | undefined;
   let billable = admission.charged;
   let used = admission.used;
   if (vatPlan?.kind === "answered") vat = vatPlan.result;
   if (vatPlan?.kind === "upstream" && admission.reservation) {
     const resolved = await deps.vat.resolve(vatPlan);
     vat = resolved.result;
+    vatRetryAfter = resolved.retryAfterSeconds ?? undefined;
     try {
       const settled = await deps.meter.settle(admission.reservation, resolved.fresh || ibanBillable);
       billable = settled.billed;
@@ -93,7 +96,7 @@ export async function validate(
     answered || firstError === null
       ? null
       : new ApiError(firstError.code, firstError.message, {
-          retryAfter: vat?.error === firstError ? vatPlan?.retryAfterSeconds : undefined,
+          retryAfter: vat?.error === firstError ? vatRetryAfter : undefined,
         });
   return { body, failure, billable };
 }

@@ -27,30 +27,9 @@ describe("committed IBAN structures", () => {
     expect(codesFrom("swift-territory").sort()).toEqual(
       ["AX", "BL", "GF", "GG", "GP", "IM", "JE", "MF", "MQ", "NC", "PF", "PM", "RE", "TF", "WF", "YT"].sort(),
     );
-    expect(codesFrom("schwifty")).toEqual([
-      "AO",
-      "BF",
-      "BJ",
-      "CF",
-      "CG",
-      "CI",
-      "CM",
-      "CV",
-      "DZ",
-      "GA",
-      "GQ",
-      "GW",
-      "IR",
-      "KM",
-      "MA",
-      "MG",
-      "ML",
-      "MZ",
-      "NE",
-      "SN",
-      "TD",
-      "TG",
-    ]);
+    expect(codesFrom("schwifty").join(" ")).toBe(
+      "AO BF BJ CF CG CI CM CV DZ GA GQ GW IR KM MA MG ML MZ NE SN TD TG",
+    );
     expect(version.counts).toMatchObject({ countries: 127, swift: 89, territories: 16, nationalOnly: 22 });
   });
 

@@ -1,0 +1,132 @@
+import { type KeyAdmin, keyAdmin } from "./accounts/admin.ts";
+import { Authenticator } from "./accounts/authenticator.ts";
+import { KeyStore } from "./accounts/key-store.ts";
+import { Meter } from "./accounts/meter.ts";
+import { planCatalogue } from "./accounts/plans.ts";
+import { counterWithFallback, databaseCounter, RateLimiter, storeCounter } from "./accounts/rate-limit.ts";
+import type { AppDeps } from "./app.ts";
+import type { Clock } from "./clock.ts";
+import type { Config } from "./config.ts";
+import type { Database } from "./db.ts";
+import { createIbanEngine } from "./iban/engine.ts";
+import { loadIbanRegistry } from "./iban/registry.ts";
+import type { Logger } from "./log.ts";
+import { openStorage } from "./storage.ts";
+import { createKeyValueStore } from "./store/factory.ts";
+import type { KeyValueStore } from "./store/kv.ts";
+import { createMemoryStore } from "./store/memory.ts";
+import { createVatService } from "./vat/service.ts";
+import { createStatusService } from "./vat/status.ts";
+import { createUkVatClient } from "./vat/uk/client.ts";
+import { createViesClient } from "./vat/vies/client.ts";
+import { createViesStatusClient } from "./vat/vies/status.ts";
+
+export type Services = AppDeps & {
+  database: Database;
+  store: KeyValueStore;
+  keyAdmin: KeyAdmin;
+  /** Waits for pending meter commits, then closes the database and the store. */
+  close(): Promise<void>;
+};
+
+/**
+ * Builds every dependency of the app from the configuration: the database (migrated), the
+ * shared store, the IBAN engine, the VAT service with its upstream clients, and the
+ * accounts machinery. Tests pass their own clock and point the upstream URLs at fakes.
+ */
+export async function createServices(config: Config, context: { clock: Clock; log: Logger }): Promise<Services> {
+  const { clock, log } = context;
+  const iban = createIbanEngine(loadIbanRegistry());
+  const storage = await openStorage(config, log, "server");
+  const database = storage.database;
+  const store = createKeyValueStore(
+    {
+      upstashUrl: config.UPSTASH_REDIS_REST_URL,
+      upstashToken: config.UPSTASH_REDIS_REST_TOKEN,
+      redisUrl: config.REDIS_URL,
+      memoryMaxEntries: config.MEMORY_CACHE_MAX_ENTRIES,
+      timeoutMs: config.REDIS_TIMEOUT_MS,
+    },
+    clock,
+  );
+
+  const plans = planCatalogue(config.GATEWAY_RATE_LIMIT_PER_MINUTE);
+  const keys = new KeyStore(database);
+  const inProcessCounter = () => storeCounter(createMemoryStore({ maxEntries: 100_000, clock }));
+  const counter =
+    store.kind !== "memory"
+      ? counterWithFallback(storeCounter(store), inProcessCounter(), log)
+      : config.DATABASE_URL
+        ? databaseCounter(database)
+        : inProcessCounter();
+  // A reservation must outlive the longest request that may settle it.
+  const meter = new Meter(database, clock, { reservationTtlMs: Math.max(60_000, 2 * config.VAT_DEADLINE_MS) });
+
+  const statusClient = createViesStatusClient({ baseUrl: config.VIES_BASE_URL });
+  const status = createStatusService({
+    client: statusClient,
+    store,
+    clock,
+    log,
+    ttlSeconds: config.STATUS_CACHE_TTL_SECONDS,
+    storeTimeoutMs: config.CACHE_TIMEOUT_MS,
+  });
+  const vies = createViesClient({
+    baseUrl: config.VIES_BASE_URL,
+    requesterVat: config.VIES_REQUESTER_VAT ?? null,
+    clock,
+    log: (event, fields) => log.warn(event, fields),
+  });
+  const uk =
+    config.UK_VAT_ENABLED && config.UK_VAT_CLIENT_ID && config.UK_VAT_CLIENT_SECRET
+      ? createUkVatClient({
+          baseUrl: config.UK_VAT_BASE_URL,
+          clientId: config.UK_VAT_CLIENT_ID,
+          clientSecret: config.UK_VAT_CLIENT_SECRET,
+          requesterVrn: config.UK_VAT_REQUESTER_VRN,
+          clock,
+          log,
+        })
+      : null;
+  const vat = createVatService({
+    vies,
+    uk,
+    status,
+    store,
+    clock,
+    log,
+    freshTtlSeconds: config.VAT_CACHE_TTL_SECONDS,
+    lkgTtlSeconds: config.VAT_LKG_TTL_SECONDS,
+    negativeTtlSeconds: config.VAT_NEGATIVE_CACHE_TTL_SECONDS,
+    cacheTimeoutMs: config.CACHE_TIMEOUT_MS,
+    deadlineMs: config.VAT_DEADLINE_MS,
+    attemptTimeoutMs: config.VIES_TIMEOUT_MS,
+    maxConcurrentPerState: config.VIES_MAX_CONCURRENT_PER_STATE,
+  });
+
+  return {
+    config,
+    clock,
+    log,
+    iban,
+    vat,
+    status,
+    authenticator: new Authenticator({
+      keys,
+      plans,
+      clock,
+      cacheTtlMs: config.KEY_CACHE_TTL_MS,
+      gatewayProxySecret: config.GATEWAY_PROXY_SECRET ?? null,
+    }),
+    rateLimiter: new RateLimiter(counter, clock),
+    meter,
+    database,
+    store,
+    keyAdmin: keyAdmin({ keys, meter, plans, clock }),
+    async close() {
+      await meter.idle();
+      await store.close();
+      await storage.close();
+    },
+  };
+}

@@ -1,0 +1,88 @@
+/** Gives a slot back. Calling it again has no effect. */
+export type Release = () => void;
+
+export type KeyedLimiterOptions = {
+  /** Slots per key: the most calls for one key running at the same time. */
+  maxConcurrent: number;
+  /** The most callers per key waiting for a slot; one more is refused at once. */
+  maxWaiting: number;
+};
+
+/** Bounds concurrent work per key, with a bounded first-in, first-out wait for a slot. */
+export interface KeyedLimiter {
+  /**
+   * A slot for `key`: at once when one is free, else after waiting at most `waitMs` in line.
+   * Null when the line is full or no slot came free in time; the caller must not go ahead.
+   */
+  acquire(key: string, waitMs: number): Promise<Release | null>;
+  /** Slots taken and callers waiting for `key`, for metrics and tests. */
+  load(key: string): { active: number; waiting: number };
+}
+
+type Waiter = { grant: (release: Release) => void };
+type Line = { active: number; waiting: Waiter[] };
+
+/**
+ * An in-process limiter per key. A released slot passes straight to the longest waiter, so a
+ * newcomer never overtakes the line.
+ */
+export function createKeyedLimiter({ maxConcurrent, maxWaiting }: KeyedLimiterOptions): KeyedLimiter {
+  if (!Number.isSafeInteger(maxConcurrent) || maxConcurrent < 1) {
+    throw new RangeError(`maxConcurrent must be a positive integer, got ${maxConcurrent}`);
+  }
+  if (!Number.isSafeInteger(maxWaiting) || maxWaiting < 0) {
+    throw new RangeError(`maxWaiting must be a non-negative integer, got ${maxWaiting}`);
+  }
+  const lines = new Map<string, Line>();
+
+  const lineOf = (key: string): Line => {
+    const existing = lines.get(key);
+    if (existing !== undefined) return existing;
+    const created: Line = { active: 0, waiting: [] };
+    lines.set(key, created);
+    return created;
+  };
+
+  const releaseFor = (key: string, line: Line): Release => {
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      const next = line.waiting.shift();
+      if (next !== undefined) {
+        next.grant(releaseFor(key, line));
+        return;
+      }
+      line.active -= 1;
+      if (line.active === 0) lines.delete(key);
+    };
+  };
+
+  return {
+    acquire(key, waitMs) {
+      const line = lineOf(key);
+      if (line.active < maxConcurrent) {
+        line.active += 1;
+        return Promise.resolve(releaseFor(key, line));
+      }
+      if (line.waiting.length >= maxWaiting || waitMs <= 0) return Promise.resolve(null);
+      return new Promise((resolve) => {
+        const waiter: Waiter = {
+          grant: (release) => {
+            clearTimeout(timer);
+            resolve(release);
+          },
+        };
+        const timer = setTimeout(() => {
+          line.waiting.splice(line.waiting.indexOf(waiter), 1);
+          resolve(null);
+        }, waitMs);
+        line.waiting.push(waiter);
+      });
+    },
+    load(key) {
+      const line = lines.get(key);
+      return { active: line?.active ?? 0, waiting: line?.waiting.length ?? 0 };
+    },
+  };
+}

@@ -1,0 +1,260 @@
+import type { Clock } from "../clock.ts";
+import { componentError } from "../errors.ts";
+import type { Logger } from "../log.ts";
+import type { KeyValueStore } from "../store/kv.ts";
+import { type Budget, budgetFrom, settleWithin } from "./budget.ts";
+import { createVatCache, DEFAULT_CACHE_TIMEOUT_MS, type VatCache } from "./cache.ts";
+import { checkVatFormat, type VatFormatOk } from "./format/check-vat-format.ts";
+import { createKeyedLimiter } from "./limiter.ts";
+import {
+  faultMessage,
+  refusedResult,
+  rejectedResult,
+  UK_DISABLED_MESSAGE,
+  UK_UNCHECKABLE_MESSAGE,
+  unavailableResult,
+  verdictResult,
+} from "./result.ts";
+import type { VatResult } from "./schema.ts";
+import { createSingleflight } from "./singleflight.ts";
+import type { StatusService } from "./status.ts";
+import type { UpstreamFault, UpstreamOutcome, UpstreamVerdict, VatUpstream } from "./upstream.ts";
+import {
+  callUpstream,
+  DEFAULT_RETRY_POLICY,
+  type RetryPolicy,
+  type UpstreamCallReport,
+} from "./upstream-call.ts";
+
+export type VatServiceOptions = {
+  /** The VIES client: every EU prefix and XI. */
+  vies: VatUpstream;
+  /** The UK client for GB numbers; null while the UK check is not enabled (the default). */
+  uk: VatUpstream | null;
+  /** VIES's reported availability, read before each VIES call (from memory). */
+  status: Pick<StatusService, "isUnavailable">;
+  /** Where verdicts are cached; shared by every instance when it is Redis or Upstash. */
+  store: KeyValueStore;
+  /** Decides cache freshness. */
+  clock: Clock;
+  log: Logger;
+  /** How long a valid verdict is served from cache; defaults to 24 hours. */
+  freshTtlSeconds?: number;
+  /** How long a valid verdict is kept as last-known-good for outages; defaults to 30 days. */
+  lkgTtlSeconds?: number;
+  /** How long a "not registered" verdict is served from cache; never kept as last-known-good. Defaults to 1 hour. */
+  negativeTtlSeconds?: number;
+  /** The most a cache call may add before it counts as a store outage; defaults to 150. */
+  cacheTimeoutMs?: number;
+  /** The most one VAT answer takes from `plan` to the end of `resolve`, retries included; defaults to 8 000. */
+  deadlineMs?: number;
+  /** The most one upstream call may take; defaults to `deadlineMs`. */
+  attemptTimeoutMs?: number;
+  retry?: Partial<RetryPolicy>;
+  /** Upstream calls in flight per member state (VIES prefix; GB for the UK service); defaults to 4. */
+  maxConcurrentPerState?: number;
+  /** Calls waiting for a slot per member state; one more is refused at once; defaults to 100. */
+  maxWaitingPerState?: number;
+  /** The Retry-After hint for an upstream fault answered without a cached copy; defaults to 60. */
+  retryAfterSeconds?: number;
+  /** Jitter source for retry delays; defaults to Math.random. */
+  random?: () => number;
+};
+
+export const DEFAULT_NEGATIVE_TTL_SECONDS = 60 * 60;
+export const DEFAULT_DEADLINE_MS = 8_000;
+export const DEFAULT_MAX_CONCURRENT_PER_STATE = 4;
+export const DEFAULT_MAX_WAITING_PER_STATE = 100;
+export const DEFAULT_RETRY_AFTER_SECONDS = 60;
+
+/** Upstream work is needed. Pass it to `resolve` as it is. */
+export type UpstreamPlan = {
+  kind: "upstream";
+  input: string;
+  format: VatFormatOk;
+  /** The client that will be asked: VIES, or the UK client for GB. */
+  authority: VatUpstream;
+  /** A stale copy of a valid verdict, served if the upstream fails. */
+  lastKnownGood: UpstreamVerdict | null;
+  /** `performance.now()` when planning started: the deadline counts from here. */
+  startedAt: number;
+};
+
+export type VatPlan =
+  /** Rejected locally, GB while the UK check is off, or a fresh cache hit: never billable. */
+  { kind: "answered"; result: VatResult } | UpstreamPlan;
+
+/** What went on upstream for one answer, for the request log line and metrics. */
+export type UpstreamReport = {
+  /** HTTP calls this request made; 0 when it joined another request's call. */
+  attempts: number;
+  /** Time spent in `resolve`. */
+  ms: number;
+  /** The fault's raw cause (`MS_UNAVAILABLE`, `CLIENT_TIMEOUT`, `STATUS_UNAVAILABLE`...); null for a verdict. */
+  detail: string | null;
+  /** Whether this request joined a call already in flight for the same number. */
+  shared: boolean;
+};
+
+export type VatResolution = {
+  result: VatResult;
+  /** A definitive upstream verdict was obtained for this request: the billable case. */
+  fresh: boolean;
+  /** Seconds for `Retry-After` when `result.error` is an upstream fault; null otherwise. */
+  retryAfterSeconds: number | null;
+  upstream: UpstreamReport;
+};
+
+export interface VatService {
+  /** Format check, then the cache. Decides whether upstream work (and so a billing unit) is needed. Never throws. */
+  plan(input: string): Promise<VatPlan>;
+  /** Asks the authority within the deadline and answers with the verdict, the last-known-good copy or an error. Never throws. */
+  resolve(plan: UpstreamPlan): Promise<VatResolution>;
+}
+
+/** GD and HA numbers carry letters; HMRC's lookup only takes the 9 or 12 digit forms. */
+const HMRC_CHECKABLE = /^\d+$/;
+
+const fault = (code: UpstreamFault["code"], detail: string): UpstreamFault => ({
+  kind: "fault",
+  code,
+  detail,
+  retryable: false,
+});
+
+/**
+ * The VAT service: one `vat` input to one VatResult, in two phases so the caller can reserve a
+ * billing unit between learning that upstream work is needed (`plan`) and that work (`resolve`).
+ */
+export function createVatService(options: VatServiceOptions): VatService {
+  const { vies, uk, status, store, clock, log } = options;
+  const deadlineMs = options.deadlineMs ?? DEFAULT_DEADLINE_MS;
+  const retryAfterSeconds = options.retryAfterSeconds ?? DEFAULT_RETRY_AFTER_SECONDS;
+  const cacheTimeoutMs = options.cacheTimeoutMs ?? DEFAULT_CACHE_TIMEOUT_MS;
+  const negativeTtlSeconds = options.negativeTtlSeconds ?? DEFAULT_NEGATIVE_TTL_SECONDS;
+  const cacheLog = (event: string, fields: Record<string, unknown>) => log.warn(event, fields);
+  const cacheOptions = { store, clock, log: cacheLog, timeoutMs: cacheTimeoutMs };
+  const cache = createVatCache({
+    ...cacheOptions,
+    freshTtlSeconds: options.freshTtlSeconds,
+    lkgTtlSeconds: options.lkgTtlSeconds,
+  });
+  // Entries carry their own periods, so `cache` reads these too; fresh = stale keeps a
+  // "not registered" verdict from ever being served as last-known-good.
+  const negativeCache = createVatCache({
+    ...cacheOptions,
+    freshTtlSeconds: negativeTtlSeconds,
+    lkgTtlSeconds: negativeTtlSeconds,
+  });
+  const callOptions = {
+    limiter: createKeyedLimiter({
+      maxConcurrent: options.maxConcurrentPerState ?? DEFAULT_MAX_CONCURRENT_PER_STATE,
+      maxWaiting: options.maxWaitingPerState ?? DEFAULT_MAX_WAITING_PER_STATE,
+    }),
+    attemptTimeoutMs: options.attemptTimeoutMs ?? deadlineMs,
+    retry: { ...DEFAULT_RETRY_POLICY, ...options.retry },
+    random: options.random ?? Math.random,
+    log,
+  };
+  const flights = createSingleflight<UpstreamCallReport>();
+
+  const cacheFor = (verdict: UpstreamVerdict): VatCache => (verdict.valid ? cache : negativeCache);
+
+  /** One upstream call for a number, shared by every request for it that arrives meanwhile. */
+  const fly = async (
+    format: VatFormatOk,
+    authority: VatUpstream,
+    budget: Budget,
+  ): Promise<UpstreamCallReport> => {
+    const { prefix, number, vatNumber } = format;
+    if (prefix !== "GB" && status.isUnavailable(prefix)) {
+      return { outcome: fault("member_state_unavailable", "STATUS_UNAVAILABLE"), attempts: 0 };
+    }
+    let report: UpstreamCallReport;
+    try {
+      report = await callUpstream({ prefix, number }, budget, { ...callOptions, upstream: authority });
+    } catch (error) {
+      log.error("vat_upstream_threw", { prefix, message: String(error) });
+      return { outcome: fault("service_unavailable", "CLIENT_ERROR"), attempts: 1 };
+    }
+    const { outcome, attempts } = report;
+    if (outcome.kind === "verdict") {
+      // The answer does not wait past the deadline for the cache; the write goes on regardless.
+      await settleWithin(cacheFor(outcome).put(vatNumber, outcome), budget.remainingMs());
+    } else if (outcome.code === "invalid_input") {
+      log.warn("vat_upstream_refused_input", { vatNumber, detail: outcome.detail });
+    } else {
+      log.warn("vat_upstream_fault", { prefix, code: outcome.code, detail: outcome.detail, attempts });
+    }
+    return report;
+  };
+
+  const answer = (plan: UpstreamPlan, outcome: UpstreamOutcome): Omit<VatResolution, "upstream"> => {
+    const { input, format, lastKnownGood } = plan;
+    if (outcome.kind === "verdict") {
+      const result = verdictResult(input, format, outcome, { cached: false, stale: false, warning: null });
+      return { result, fresh: true, retryAfterSeconds: null };
+    }
+    if (outcome.code === "invalid_input") {
+      const source = format.prefix === "GB" ? "uk_authority" : "vies";
+      return { result: refusedResult(input, format, source), fresh: false, retryAfterSeconds: null };
+    }
+    const message = faultMessage(outcome.code, format);
+    if (lastKnownGood !== null) {
+      const warning = componentError(
+        outcome.code,
+        `${message}; this is the last confirmed result, checked at ${lastKnownGood.checkedAt}`,
+      );
+      const result = verdictResult(input, format, lastKnownGood, { cached: true, stale: true, warning });
+      return { result, fresh: false, retryAfterSeconds: null };
+    }
+    const result = unavailableResult(input, format, componentError(outcome.code, message));
+    return { result, fresh: false, retryAfterSeconds };
+  };
+
+  return {
+    async plan(input) {
+      const format = checkVatFormat(input);
+      if (!format.ok) return { kind: "answered", result: rejectedResult(input, format) };
+      const startedAt = performance.now();
+      const authority = format.prefix === "GB" ? uk : vies;
+      if (authority === null) {
+        const error = componentError("service_unavailable", UK_DISABLED_MESSAGE);
+        return { kind: "answered", result: unavailableResult(input, format, error) };
+      }
+      if (format.prefix === "GB" && !HMRC_CHECKABLE.test(format.number)) {
+        const error = componentError("service_unavailable", UK_UNCHECKABLE_MESSAGE);
+        return { kind: "answered", result: unavailableResult(input, format, error) };
+      }
+      const hit = await cache.get(format.vatNumber);
+      if (hit?.state === "fresh") {
+        const served = { cached: true, stale: false, warning: null };
+        return { kind: "answered", result: verdictResult(input, format, hit.verdict, served) };
+      }
+      const lastKnownGood = hit?.state === "stale" && hit.verdict.valid ? hit.verdict : null;
+      return { kind: "upstream", input, format, authority, lastKnownGood, startedAt };
+    },
+
+    async resolve(plan) {
+      const started = performance.now();
+      const { format, authority } = plan;
+      const budget = budgetFrom(plan.startedAt, deadlineMs);
+      const flight = flights.run(format.vatNumber, () => fly(format, authority, budget));
+      // The flight keeps to its own budget; a joiner whose budget ends sooner stops waiting.
+      const report = flight.shared
+        ? await settleWithin(flight.promise, budget.remainingMs())
+        : await flight.promise;
+      const timeoutCode = format.prefix === "GB" ? "service_unavailable" : "member_state_unavailable";
+      const outcome = report?.outcome ?? fault(timeoutCode, "DEADLINE");
+      return {
+        ...answer(plan, outcome),
+        upstream: {
+          attempts: flight.shared ? 0 : (report?.attempts ?? 0),
+          ms: performance.now() - started,
+          detail: outcome.kind === "fault" ? outcome.detail : null,
+          shared: flight.shared,
+        },
+      };
+    },
+  };
+}

@@ -1,0 +1,74 @@
+import { describe, expect, test } from "bun:test";
+import { createKeyedLimiter, type Release } from "../../src/vat/limiter.ts";
+import { SLACK_MS, timed } from "../store/timing.ts";
+
+function taken(release: Release | null): Release {
+  if (release === null) throw new Error("expected a slot");
+  return release;
+}
+
+describe("keyed limiter", () => {
+  test("gives up to maxConcurrent slots per key at once, independently per key", async () => {
+    const limiter = createKeyedLimiter({ maxConcurrent: 2, maxWaiting: 0 });
+    const de = [await limiter.acquire("DE", 0), await limiter.acquire("DE", 0)];
+    expect(de.every((release) => release !== null)).toBe(true);
+    expect(await limiter.acquire("DE", 0)).toBeNull();
+    expect(await limiter.acquire("NL", 0)).not.toBeNull();
+    expect(limiter.load("DE")).toEqual({ active: 2, waiting: 0 });
+  });
+
+  test("a released slot goes to the longest waiter, first in first out", async () => {
+    const limiter = createKeyedLimiter({ maxConcurrent: 1, maxWaiting: 5 });
+    const holder = taken(await limiter.acquire("DE", 0));
+    const order: string[] = [];
+    const waiters = ["first", "second", "third"].map((name) =>
+      limiter.acquire("DE", 5_000).then((release) => {
+        order.push(name);
+        return taken(release);
+      }),
+    );
+    expect(limiter.load("DE")).toEqual({ active: 1, waiting: 3 });
+    holder();
+    (await waiters[0])?.();
+    (await waiters[1])?.();
+    (await waiters[2])?.();
+    expect(order).toEqual(["first", "second", "third"]);
+    expect(limiter.load("DE")).toEqual({ active: 0, waiting: 0 });
+  });
+
+  test("a waiter gives up after its wait and leaves the line", async () => {
+    const limiter = createKeyedLimiter({ maxConcurrent: 1, maxWaiting: 5 });
+    taken(await limiter.acquire("DE", 0));
+    const { ms } = await timed(async () => expect(await limiter.acquire("DE", 100)).toBeNull());
+    expect(ms).toBeGreaterThanOrEqual(95);
+    expect(ms).toBeLessThan(100 + SLACK_MS);
+    expect(limiter.load("DE")).toEqual({ active: 1, waiting: 0 });
+  });
+
+  test("a full line refuses at once", async () => {
+    const limiter = createKeyedLimiter({ maxConcurrent: 1, maxWaiting: 1 });
+    const holder = taken(await limiter.acquire("DE", 0));
+    const waiting = limiter.acquire("DE", 5_000);
+    const { ms } = await timed(async () => expect(await limiter.acquire("DE", 5_000)).toBeNull());
+    expect(ms).toBeLessThan(SLACK_MS);
+    holder();
+    taken(await waiting)();
+  });
+
+  test("releasing twice frees one slot only", async () => {
+    const limiter = createKeyedLimiter({ maxConcurrent: 1, maxWaiting: 0 });
+    const release = taken(await limiter.acquire("DE", 0));
+    release();
+    const next = taken(await limiter.acquire("DE", 0));
+    release();
+    expect(limiter.load("DE")).toEqual({ active: 1, waiting: 0 });
+    expect(await limiter.acquire("DE", 0)).toBeNull();
+    next();
+  });
+
+  test("refuses a configuration without slots", () => {
+    expect(() => createKeyedLimiter({ maxConcurrent: 0, maxWaiting: 1 })).toThrow(RangeError);
+    expect(() => createKeyedLimiter({ maxConcurrent: 1, maxWaiting: -1 })).toThrow(RangeError);
+    expect(() => createKeyedLimiter({ maxConcurrent: 1.5, maxWaiting: 1 })).toThrow(RangeError);
+  });
+});
