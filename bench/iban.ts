@@ -176,6 +176,8 @@ let sink = 0;
 
 /** Runs `candidate` over the corpus for about `seconds`, returning operations per second. */
 function measure(candidate: Candidate, corpus: string[], seconds: number): number {
+  // Collect the previous candidate's garbage first, so that nobody pays for another's allocations.
+  Bun.gc(true);
   const run = candidate.run;
   let operations = 0;
   const start = performance.now();

@@ -27,7 +27,10 @@ export function serveAdminSocket(dataDir: string, admin: KeyAdmin, log: Logger):
       const parts = url.pathname.split("/").filter(Boolean);
       try {
         if (request.method === "POST" && url.pathname === "/keys") {
-          return json(201, await admin.create(checkNewKey((await request.json()) as Record<string, unknown>)));
+          return json(
+            201,
+            await admin.create(checkNewKey((await request.json()) as Record<string, unknown>)),
+          );
         }
         if (request.method === "GET" && url.pathname === "/keys") return json(200, await admin.list());
         if (parts[0] === "keys" && parts.length === 3 && parts[1]) {

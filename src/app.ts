@@ -13,10 +13,10 @@ import { requestIds } from "./http/request-id.ts";
 import { models } from "./http/schemas.ts";
 import type { IbanEngine } from "./iban/engine.ts";
 import type { Logger } from "./log.ts";
-import type { VatService } from "./vat/service.ts";
-import type { StatusService } from "./vat/status.ts";
 import { quotaHeaders, usageReport } from "./validation/usage.ts";
 import { validate } from "./validation/validate.ts";
+import type { VatService } from "./vat/service.ts";
+import type { StatusService } from "./vat/status.ts";
 
 /** Everything the HTTP app needs; `src/services.ts` builds the real ones. */
 export type AppDeps = {
@@ -92,7 +92,9 @@ export function buildApp(deps: AppDeps) {
       async () => {
         const outcome = await deps.status.get();
         if (!outcome.ok) {
-          throw new ApiError("service_unavailable", "the VIES status endpoint is unreachable", { retryAfter: 30 });
+          throw new ApiError("service_unavailable", "the VIES status endpoint is unreachable", {
+            retryAfter: 30,
+          });
         }
         return outcome.body;
       },

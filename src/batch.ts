@@ -33,7 +33,9 @@ export class GroupCommit<Item, Result> {
       const batch = this.pending.splice(0, this.maxBatch);
       try {
         const results = await this.flush(batch.map((entry) => entry.item));
-        batch.forEach((entry, index) => entry.resolve(results[index] as Result));
+        batch.forEach((entry, index) => {
+          entry.resolve(results[index] as Result);
+        });
       } catch (error) {
         for (const entry of batch) entry.reject(error);
       }

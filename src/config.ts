@@ -9,7 +9,6 @@ const oneOf = <T extends string>(values: readonly T[], defaultValue: T) =>
     { default: defaultValue },
   );
 
-
 /**
  * Every setting the service reads, with its environment variable name and default.
  * Parsed and validated once at start; nothing else reads `process.env`.
@@ -32,6 +31,8 @@ export const ConfigSchema = t.Object({
   REDIS_URL: t.Optional(t.String({ pattern: "^rediss?://" })),
   /** Longest wait for one Redis/Upstash command before it counts as failed. */
   REDIS_TIMEOUT_MS: t.Integer({ minimum: 10, maximum: 60_000, default: 1000 }),
+  /** Prepended to every key this service writes to Redis/Upstash, so environments can share one. */
+  STORE_KEY_PREFIX: t.String({ default: "" }),
   /** Entries of the in-process cache used when no Redis is configured. */
   MEMORY_CACHE_MAX_ENTRIES: t.Integer({ minimum: 100, default: 100_000 }),
 

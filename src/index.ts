@@ -4,6 +4,7 @@ import { systemClock } from "./clock.ts";
 import { ConfigError, parseConfig } from "./config.ts";
 import { createLogger } from "./log.ts";
 import { createServices } from "./services.ts";
+import { openStorage } from "./storage.ts";
 
 let config: ReturnType<typeof parseConfig>;
 try {
@@ -14,15 +15,20 @@ try {
 }
 
 const log = createLogger(config.LOG_LEVEL);
-let services: Awaited<ReturnType<typeof createServices>>;
+let services: ReturnType<typeof createServices>;
 try {
-  services = await createServices(config, { clock: systemClock, log });
+  const storage = await openStorage(config, log, "server");
+  services = createServices(config, { clock: systemClock, log, storage });
 } catch (error) {
   log.error("startup_failed", { error: error instanceof Error ? error.message : String(error) });
   process.exit(1);
 }
 
-const app = buildApp(services).listen({ port: config.PORT, hostname: config.HOST, maxRequestBodySize: 1_048_576 });
+const app = buildApp(services).listen({
+  port: config.PORT,
+  hostname: config.HOST,
+  maxRequestBodySize: 1_048_576,
+});
 const admin = config.DATABASE_URL ? null : serveAdminSocket(config.DATA_DIR, services.keyAdmin, log);
 log.info("listening", {
   port: app.server?.port,

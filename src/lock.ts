@@ -21,7 +21,9 @@ export class DataDirLock {
         if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
         const owner = DataDirLock.owner(dataDir);
         if (owner !== null) {
-          throw new Error(`${dataDir} is in use by ${owner.role} (pid ${owner.pid}); stop it or use DATABASE_URL`);
+          throw new Error(
+            `${dataDir} is in use by ${owner.role} (pid ${owner.pid}); stop it or use DATABASE_URL`,
+          );
         }
         rmSync(path, { force: true });
       }

@@ -11,10 +11,11 @@ import type { Database } from "./db.ts";
 import { createIbanEngine } from "./iban/engine.ts";
 import { loadIbanRegistry } from "./iban/registry.ts";
 import type { Logger } from "./log.ts";
-import { openStorage } from "./storage.ts";
+import type { Storage } from "./storage.ts";
 import { createKeyValueStore } from "./store/factory.ts";
 import type { KeyValueStore } from "./store/kv.ts";
 import { createMemoryStore } from "./store/memory.ts";
+import { prefixedStore } from "./store/prefixed.ts";
 import { createVatService } from "./vat/service.ts";
 import { createStatusService } from "./vat/status.ts";
 import { createUkVatClient } from "./vat/uk/client.ts";
@@ -30,16 +31,18 @@ export type Services = AppDeps & {
 };
 
 /**
- * Builds every dependency of the app from the configuration: the database (migrated), the
+ * Builds every dependency of the app from the configuration and an opened storage: the
  * shared store, the IBAN engine, the VAT service with its upstream clients, and the
  * accounts machinery. Tests pass their own clock and point the upstream URLs at fakes.
  */
-export async function createServices(config: Config, context: { clock: Clock; log: Logger }): Promise<Services> {
-  const { clock, log } = context;
+export function createServices(
+  config: Config,
+  context: { clock: Clock; log: Logger; storage: Storage },
+): Services {
+  const { clock, log, storage } = context;
   const iban = createIbanEngine(loadIbanRegistry());
-  const storage = await openStorage(config, log, "server");
   const database = storage.database;
-  const store = createKeyValueStore(
+  const sharedStore = createKeyValueStore(
     {
       upstashUrl: config.UPSTASH_REDIS_REST_URL,
       upstashToken: config.UPSTASH_REDIS_REST_TOKEN,
@@ -49,6 +52,7 @@ export async function createServices(config: Config, context: { clock: Clock; lo
     },
     clock,
   );
+  const store = config.STORE_KEY_PREFIX ? prefixedStore(sharedStore, config.STORE_KEY_PREFIX) : sharedStore;
 
   const plans = planCatalogue(config.GATEWAY_RATE_LIMIT_PER_MINUTE);
   const keys = new KeyStore(database);
@@ -60,7 +64,9 @@ export async function createServices(config: Config, context: { clock: Clock; lo
         ? databaseCounter(database)
         : inProcessCounter();
   // A reservation must outlive the longest request that may settle it.
-  const meter = new Meter(database, clock, { reservationTtlMs: Math.max(60_000, 2 * config.VAT_DEADLINE_MS) });
+  const meter = new Meter(database, clock, {
+    reservationTtlMs: Math.max(60_000, 2 * config.VAT_DEADLINE_MS),
+  });
 
   const statusClient = createViesStatusClient({ baseUrl: config.VIES_BASE_URL });
   const status = createStatusService({

@@ -57,7 +57,9 @@ async function waitForDatabase(database: Database, log: Logger, timeoutMs: numbe
       const message = error instanceof Error ? error.message : String(error);
       if (Date.now() - started + delay > timeoutMs) {
         await database.close().catch(() => {});
-        throw new Error(`Postgres is unreachable after ${Math.round((Date.now() - started) / 1000)} s: ${message}`);
+        throw new Error(
+          `Postgres is unreachable after ${Math.round((Date.now() - started) / 1000)} s: ${message}`,
+        );
       }
       log.warn("database_unreachable", { error: message, retry_in_ms: delay });
       await Bun.sleep(delay);

@@ -31,7 +31,12 @@ export interface KeyAdmin {
   usage(keyId: string): Promise<Usage | null>;
 }
 
-export function keyAdmin(deps: { keys: KeyStore; meter: Meter; plans: Record<PlanId, Plan>; clock: Clock }): KeyAdmin {
+export function keyAdmin(deps: {
+  keys: KeyStore;
+  meter: Meter;
+  plans: Record<PlanId, Plan>;
+  clock: Clock;
+}): KeyAdmin {
   const summary = (record: KeyRecord): KeySummary => {
     const account = accountOf(record, deps.plans);
     return {
@@ -70,7 +75,12 @@ export function keyAdmin(deps: { keys: KeyStore; meter: Meter; plans: Record<Pla
 }
 
 /** Checks the options of `keys create`, wherever they come from; throws a message for the operator. */
-export function checkNewKey(input: { plan?: unknown; name?: unknown; quota?: unknown; rate?: unknown }): NewKey {
+export function checkNewKey(input: {
+  plan?: unknown;
+  name?: unknown;
+  quota?: unknown;
+  rate?: unknown;
+}): NewKey {
   const plans: readonly string[] = DIRECT_PLAN_IDS;
   if (typeof input.plan !== "string" || !plans.includes(input.plan)) {
     throw new Error(`--plan must be one of ${DIRECT_PLAN_IDS.join(", ")}`);

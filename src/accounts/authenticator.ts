@@ -60,7 +60,8 @@ export class Authenticator {
   private readonly gatewaySecretDigest: Buffer | null;
 
   constructor(private readonly options: AuthenticatorOptions) {
-    this.gatewaySecretDigest = options.gatewayProxySecret === null ? null : digest(options.gatewayProxySecret);
+    this.gatewaySecretDigest =
+      options.gatewayProxySecret === null ? null : digest(options.gatewayProxySecret);
   }
 
   /** Throws ApiError `unauthorized` (401) or `forbidden` (403). */
@@ -68,7 +69,10 @@ export class Authenticator {
     if (GATEWAY_HEADERS.some((name) => headers.has(name))) return this.authenticateGateway(headers);
     const secret = credentialOf(headers);
     if (secret === null) {
-      throw new ApiError("unauthorized", "send your API key in the X-API-Key header (or Authorization: Bearer)");
+      throw new ApiError(
+        "unauthorized",
+        "send your API key in the X-API-Key header (or Authorization: Bearer)",
+      );
     }
     if (!isWellFormedSecret(secret)) throw new ApiError("unauthorized", "the API key is not valid");
     const record = await this.lookup(`d:${hashSecret(secret)}`, (cacheKey) =>
@@ -107,8 +111,12 @@ export class Authenticator {
     return accountOf(record, this.options.plans);
   }
 
-  private async lookup(cacheKey: string, load: (cacheKey: string) => Promise<KeyRecord | null>): Promise<KeyRecord | null> {
-    const age = (entry: CacheEntry | undefined) => (entry ? this.options.clock.now() - entry.fetchedAt : Infinity);
+  private async lookup(
+    cacheKey: string,
+    load: (cacheKey: string) => Promise<KeyRecord | null>,
+  ): Promise<KeyRecord | null> {
+    const age = (entry: CacheEntry | undefined) =>
+      entry ? this.options.clock.now() - entry.fetchedAt : Infinity;
     const ttl = this.options.cacheTtlMs;
     const entry = this.cache.get(cacheKey);
     if (age(entry) < ttl) {
@@ -119,7 +127,9 @@ export class Authenticator {
     try {
       await this.refresh(cacheKey, load);
     } catch {
-      throw new ApiError("service_unavailable", "the key database is unreachable; try again shortly", { retryAfter: 5 });
+      throw new ApiError("service_unavailable", "the key database is unreachable; try again shortly", {
+        retryAfter: 5,
+      });
     }
     return this.cache.get(cacheKey)?.record ?? null;
   }
@@ -132,7 +142,8 @@ export class Authenticator {
         .then((record) => {
           this.cache.delete(cacheKey);
           this.cache.set(cacheKey, { record, fetchedAt: this.options.clock.now() });
-          const oldest = this.cache.size > (this.options.maxCachedKeys ?? 100_000) ? this.cache.keys().next() : null;
+          const oldest =
+            this.cache.size > (this.options.maxCachedKeys ?? 100_000) ? this.cache.keys().next() : null;
           if (oldest && !oldest.done) this.cache.delete(oldest.value);
         })
         .finally(() => this.inflight.delete(cacheKey));

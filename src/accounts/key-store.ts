@@ -47,7 +47,10 @@ export class KeyStore {
   }
 
   async findBySecretHash(secretHash: string): Promise<KeyRecord | null> {
-    const rows = await this.database.db.select(keyColumns).from(apiKeys).where(eq(apiKeys.secretHash, secretHash));
+    const rows = await this.database.db
+      .select(keyColumns)
+      .from(apiKeys)
+      .where(eq(apiKeys.secretHash, secretHash));
     return (rows[0] as KeyRecord | undefined) ?? null;
   }
 

@@ -67,7 +67,10 @@ export class Meter {
    * outlived its lease was already released to other requests and is never billed.
    */
   async settle(reservation: Reservation, bill: boolean): Promise<{ used: number; billed: boolean }> {
-    return (await this.commits.submit({ kind: "settle", reservation, bill })) as { used: number; billed: boolean };
+    return (await this.commits.submit({ kind: "settle", reservation, bill })) as {
+      used: number;
+      billed: boolean;
+    };
   }
 
   /** Usage of one key in the period containing `nowMs`, without counting a request. */
@@ -89,7 +92,9 @@ export class Meter {
     const sweep = nowMs - this.lastSweepMs >= (this.options.sweepEveryMs ?? 60_000);
     for (let attempt = 1; ; attempt++) {
       try {
-        const outcomes = await this.database.transaction((rows) => this.apply(rows, operations, nowMs, sweep));
+        const outcomes = await this.database.transaction((rows) =>
+          this.apply(rows, operations, nowMs, sweep),
+        );
         if (sweep) this.lastSweepMs = nowMs;
         return outcomes;
       } catch (error) {
@@ -100,7 +105,12 @@ export class Meter {
     }
   }
 
-  private async apply(rows: Rows, operations: Operation[], nowMs: number, sweep: boolean): Promise<Outcome[]> {
+  private async apply(
+    rows: Rows,
+    operations: Operation[],
+    nowMs: number,
+    sweep: boolean,
+  ): Promise<Outcome[]> {
     const now = new Date(nowMs).toISOString();
     const groups = new Map<string, Group>();
     const groupOf = (keyId: string, month: string): Group => {
@@ -198,7 +208,9 @@ export class Meter {
 
   /** Deletes the settled reservations; returns the ids that were still within their lease. */
   private async releaseSettled(rows: Rows, operations: Operation[], now: string): Promise<Set<number>> {
-    const ids = operations.flatMap((operation) => (operation.kind === "settle" ? [operation.reservation.id] : []));
+    const ids = operations.flatMap((operation) =>
+      operation.kind === "settle" ? [operation.reservation.id] : [],
+    );
     if (ids.length === 0) return new Set();
     const deleted = await rows<{ id: string | number; live: boolean }>(sql`
       DELETE FROM reservations

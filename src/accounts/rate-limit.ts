@@ -52,7 +52,11 @@ export function storeCounter(store: KeyValueStore): WindowCounter {
  * Uses `primary` and, while it fails, `fallback` — so an unreachable Redis turns the limit
  * into a per-instance one instead of refusing every request.
  */
-export function counterWithFallback(primary: WindowCounter, fallback: WindowCounter, log: Logger): WindowCounter {
+export function counterWithFallback(
+  primary: WindowCounter,
+  fallback: WindowCounter,
+  log: Logger,
+): WindowCounter {
   let failing = false;
   return async (keyId, windowStartMs) => {
     try {
@@ -61,7 +65,10 @@ export function counterWithFallback(primary: WindowCounter, fallback: WindowCoun
       failing = false;
       return count;
     } catch (error) {
-      if (!failing) log.warn("rate_limit_store_failed", { error: error instanceof Error ? error.message : String(error) });
+      if (!failing)
+        log.warn("rate_limit_store_failed", {
+          error: error instanceof Error ? error.message : String(error),
+        });
       failing = true;
       return fallback(keyId, windowStartMs);
     }
@@ -103,7 +110,9 @@ export function databaseCounter(database: Database): WindowCounter {
     const newest = Math.max(...items.map((item) => item.windowStartMs));
     if (newest - lastCleanupMs >= WINDOW_MS) {
       lastCleanupMs = newest;
-      await database.rows(sql`DELETE FROM rate_windows WHERE window_start < to_timestamp(${(newest - WINDOW_MS) / 1000})`);
+      await database.rows(
+        sql`DELETE FROM rate_windows WHERE window_start < to_timestamp(${(newest - WINDOW_MS) / 1000})`,
+      );
     }
     return items.map((item) => {
       const id = `${item.keyId}|${item.windowStartMs}`;

@@ -29,7 +29,12 @@ function parseCommand(argv: string[]): Command {
     args: argv,
     allowPositionals: true,
     strict: true,
-    options: { plan: { type: "string" }, name: { type: "string" }, quota: { type: "string" }, rate: { type: "string" } },
+    options: {
+      plan: { type: "string" },
+      name: { type: "string" },
+      quota: { type: "string" },
+      rate: { type: "string" },
+    },
   });
   const [name, ...rest] = positionals;
   const hasOptions = Object.keys(values).length > 0;
@@ -71,14 +76,21 @@ function socketAdmin(socket: string): KeyAdmin {
   };
   return {
     create: (input) => call("POST", "/keys", input) as ReturnType<KeyAdmin["create"]>,
-    revoke: (keyId) => call("POST", `/keys/${encodeURIComponent(keyId)}/revoke`) as ReturnType<KeyAdmin["revoke"]>,
+    revoke: (keyId) =>
+      call("POST", `/keys/${encodeURIComponent(keyId)}/revoke`) as ReturnType<KeyAdmin["revoke"]>,
     list: () => call("GET", "/keys") as ReturnType<KeyAdmin["list"]>,
-    usage: (keyId) => call("GET", `/keys/${encodeURIComponent(keyId)}/usage`) as ReturnType<KeyAdmin["usage"]>,
+    usage: (keyId) =>
+      call("GET", `/keys/${encodeURIComponent(keyId)}/usage`) as ReturnType<KeyAdmin["usage"]>,
   };
 }
 
 async function withDatabase<T>(config: Config, work: (admin: KeyAdmin) => Promise<T>): Promise<T> {
-  const storage = await openStorage(config, createLogger("error", (line) => process.stderr.write(`${line}\n`)), "keys command", 10_000);
+  const storage = await openStorage(
+    config,
+    createLogger("error", (line) => process.stderr.write(`${line}\n`)),
+    "keys command",
+    10_000,
+  );
   try {
     const plans = planCatalogue(config.GATEWAY_RATE_LIMIT_PER_MINUTE);
     const meter = new Meter(storage.database, systemClock, { reservationTtlMs: 60_000 });
@@ -113,7 +125,9 @@ async function main(argv: string[]): Promise<number> {
   try {
     command = parseCommand(argv);
   } catch (error) {
-    process.stderr.write(`${error instanceof UsageError ? error.message : `${(error as Error).message}\n${USAGE}`}\n`);
+    process.stderr.write(
+      `${error instanceof UsageError ? error.message : `${(error as Error).message}\n${USAGE}`}\n`,
+    );
     return 2;
   }
   try {

@@ -8,8 +8,12 @@ try {
   const log = createLogger(config.LOG_LEVEL, (line) => process.stderr.write(`${line}\n`));
   const storage = await openStorage(config, log, "db:migrate");
   await storage.close();
-  process.stdout.write(`migrated ${config.DATABASE_URL ? "Postgres at DATABASE_URL" : `embedded database in ${config.DATA_DIR}`}\n`);
+  process.stdout.write(
+    `migrated ${config.DATABASE_URL ? "Postgres at DATABASE_URL" : `embedded database in ${config.DATA_DIR}`}\n`,
+  );
 } catch (error) {
-  process.stderr.write(`db:migrate: ${error instanceof ConfigError || error instanceof Error ? error.message : String(error)}\n`);
+  process.stderr.write(
+    `db:migrate: ${error instanceof ConfigError || error instanceof Error ? error.message : String(error)}\n`,
+  );
   process.exitCode = 1;
 }

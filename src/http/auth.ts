@@ -30,7 +30,8 @@ export function authentication(deps: { authenticator: Authenticator; rateLimiter
       const account = await deps.authenticator.authenticate(request.headers);
       // The gateway bills from this header, so every answer to a gateway call carries it;
       // the validate route raises it to 1 when the request was billable.
-      if (account.kind === "gateway" && route === "POST /validate") set.headers["x-gateway-billing"] = "Validations=0";
+      if (account.kind === "gateway" && route === "POST /validate")
+        set.headers["x-gateway-billing"] = "Validations=0";
       const rate = await deps.rateLimiter.hit(account.keyId, account.ratePerMinute).catch(() => {
         throw new ApiError("service_unavailable", "the rate-limit store is unreachable; try again shortly", {
           retryAfter: 5,

@@ -4,7 +4,9 @@ const PAYLOAD_TOO_LARGE = 413;
 const utf8 = new TextDecoder("utf-8", { fatal: true });
 
 function tooLarge(maxBytes: number): ApiError {
-  return new ApiError("invalid_request", `the body must be at most ${maxBytes} bytes`, { status: PAYLOAD_TOO_LARGE });
+  return new ApiError("invalid_request", `the body must be at most ${maxBytes} bytes`, {
+    status: PAYLOAD_TOO_LARGE,
+  });
 }
 
 /**
@@ -43,7 +45,10 @@ export async function readBoundedBody(request: Request, maxBytes: number): Promi
  * Parses a JSON object body within the size bound. Whatever the Content-Type says, the body
  * is read as JSON: `curl -d` sends form encoding by default and the intent is unambiguous.
  */
-export async function parseJsonObjectBody(request: Request, maxBytes: number): Promise<Record<string, unknown>> {
+export async function parseJsonObjectBody(
+  request: Request,
+  maxBytes: number,
+): Promise<Record<string, unknown>> {
   const bytes = await readBoundedBody(request, maxBytes);
   if (bytes.byteLength === 0) throw new ApiError("invalid_request", "a JSON body is required");
   let text: string;
@@ -59,7 +64,10 @@ export async function parseJsonObjectBody(request: Request, maxBytes: number): P
     throw new ApiError("invalid_request", "the body is not valid JSON");
   }
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
-    throw new ApiError("invalid_request", "the body must be a JSON object with a `vat` and/or an `iban` string");
+    throw new ApiError(
+      "invalid_request",
+      "the body must be a JSON object with a `vat` and/or an `iban` string",
+    );
   }
   return value as Record<string, unknown>;
 }

@@ -64,7 +64,10 @@ function swaggerUiDirectory(): string {
 export function docs(options: { version: string; description: string }) {
   const assetDirectory = swaggerUiDirectory();
   const assets = Object.fromEntries(
-    Object.entries(UI_ASSETS).map(([name, type]) => [name, { file: Bun.file(join(assetDirectory, name)), type }]),
+    Object.entries(UI_ASSETS).map(([name, type]) => [
+      name,
+      { file: Bun.file(join(assetDirectory, name)), type },
+    ]),
   );
   const hidden = { detail: { hide: true } };
   return new Elysia({ name: "docs" })
@@ -74,7 +77,11 @@ export function docs(options: { version: string; description: string }) {
         specPath: "/swagger/json",
         provider: null,
         documentation: {
-          info: { title: "VAT and IBAN validation API", version: options.version, description: options.description },
+          info: {
+            title: "VAT and IBAN validation API",
+            version: options.version,
+            description: options.description,
+          },
           components: {
             securitySchemes: {
               ApiKey: { type: "apiKey", in: "header", name: "X-API-Key", description: "your API key" },
@@ -87,7 +94,10 @@ export function docs(options: { version: string; description: string }) {
       "/swagger",
       () =>
         new Response(PAGE, {
-          headers: { "content-type": "text/html; charset=utf-8", "content-security-policy": CONTENT_SECURITY_POLICY },
+          headers: {
+            "content-type": "text/html; charset=utf-8",
+            "content-security-policy": CONTENT_SECURITY_POLICY,
+          },
         }),
       hidden,
     )

@@ -1,4 +1,4 @@
-import { Elysia, ValidationError } from "elysia";
+import { Elysia, type ValidationError } from "elysia";
 import { ApiError } from "../errors.ts";
 import type { Logger } from "../log.ts";
 
@@ -9,7 +9,8 @@ export function renderError(error: ApiError, headers: Record<string, string | nu
   const responseHeaders: Record<string, string> = { ...JSON_HEADERS };
   for (const [name, value] of Object.entries(headers)) responseHeaders[name] = String(value);
   if (error.headers) Object.assign(responseHeaders, error.headers);
-  if (error.retryAfter !== undefined) responseHeaders["retry-after"] = String(Math.max(0, Math.ceil(error.retryAfter)));
+  if (error.retryAfter !== undefined)
+    responseHeaders["retry-after"] = String(Math.max(0, Math.ceil(error.retryAfter)));
   return new Response(JSON.stringify(error.toBody()), { status: error.status, headers: responseHeaders });
 }
 
@@ -35,7 +36,10 @@ export function describeBodyProblem(error: Readonly<ValidationError>): string {
  * errors — into the ErrorResponse body, so no response ever leaks a stack trace or an
  * HTML page. `allowedMethods` answers which methods a path supports, for 405.
  */
-export function errorHandling(options: { log: Logger; allowedMethods: (path: string) => string[] | undefined }) {
+export function errorHandling(options: {
+  log: Logger;
+  allowedMethods: (path: string) => string[] | undefined;
+}) {
   return new Elysia({ name: "error-handling" }).onError({ as: "global" }, ({ code, error, request, set }) => {
     const headers = set.headers as Record<string, string | number>;
     if (error instanceof ApiError) return renderError(error, headers);
@@ -45,9 +49,13 @@ export function errorHandling(options: { log: Logger; allowedMethods: (path: str
         const allowed = options.allowedMethods(path);
         if (allowed) {
           return renderError(
-            new ApiError("method_not_allowed", `${request.method} is not allowed on ${path}; use ${allowed.join(", ")}`, {
-              headers: { allow: allowed.join(", ") },
-            }),
+            new ApiError(
+              "method_not_allowed",
+              `${request.method} is not allowed on ${path}; use ${allowed.join(", ")}`,
+              {
+                headers: { allow: allowed.join(", ") },
+              },
+            ),
             headers,
           );
         }
@@ -56,7 +64,8 @@ export function errorHandling(options: { log: Logger; allowedMethods: (path: str
       case "PARSE":
         return renderError(new ApiError("invalid_request", "the body is not valid JSON"), headers);
       case "VALIDATION":
-        if (error.type === "body") return renderError(new ApiError("invalid_request", describeBodyProblem(error)), headers);
+        if (error.type === "body")
+          return renderError(new ApiError("invalid_request", describeBodyProblem(error)), headers);
         break;
     }
     options.log.error("unhandled_error", {
@@ -64,6 +73,9 @@ export function errorHandling(options: { log: Logger; allowedMethods: (path: str
       error: error instanceof Error ? error.message : String(error),
       stack: error instanceof Error ? error.stack : undefined,
     });
-    return renderError(new ApiError("internal_error", "an unexpected error occurred; it has been logged"), headers);
+    return renderError(
+      new ApiError("internal_error", "an unexpected error occurred; it has been logged"),
+      headers,
+    );
   });
 }

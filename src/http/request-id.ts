@@ -11,7 +11,8 @@ export function requestIds() {
   return new Elysia({ name: "request-ids" })
     .onRequest(({ request, set }) => {
       const inbound = request.headers.get("x-request-id");
-      set.headers["x-request-id"] = inbound !== null && INBOUND_ID.test(inbound) ? inbound : crypto.randomUUID();
+      set.headers["x-request-id"] =
+        inbound !== null && INBOUND_ID.test(inbound) ? inbound : crypto.randomUUID();
     })
     .derive({ as: "global" }, ({ set }) => ({ requestId: String(set.headers["x-request-id"]) }));
 }

@@ -56,7 +56,9 @@ export const UsageSchema = t.Object(
     reset_at: dateTime("start of the next period"),
     rate_limit_per_minute: t.Integer(),
     requests_this_month: t.Integer({ description: "all validate requests, including cache hits" }),
-    key_id: t.Union([t.String(), t.Null()], { description: "public id of the key; null for gateway subscribers" }),
+    key_id: t.Union([t.String(), t.Null()], {
+      description: "public id of the key; null for gateway subscribers",
+    }),
   },
   { title: "Usage" },
 );

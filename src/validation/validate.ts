@@ -41,7 +41,8 @@ export async function validate(
   if (request.vat === undefined && request.iban === undefined) {
     throw new ApiError("invalid_request", "send `vat`, `iban`, or both, as strings");
   }
-  const iban: IbanResult | undefined = request.iban === undefined ? undefined : deps.iban.validate(request.iban);
+  const iban: IbanResult | undefined =
+    request.iban === undefined ? undefined : deps.iban.validate(request.iban);
   const vatPlan = request.vat === undefined ? undefined : await deps.vat.plan(request.vat);
   const ibanBillable = iban !== undefined && ibanIsBillable(iban);
   const needsUpstream = vatPlan?.kind === "upstream";

@@ -3,15 +3,19 @@ import { ErrorSchema } from "../errors.ts";
 
 const nullableString = (description: string) => t.Union([t.String(), t.Null()], { description });
 
-export const VatSourceSchema = t.Union([t.Literal("vies"), t.Literal("uk_authority"), t.Literal("syntax"), t.Null()], {
-  description: "vies, uk_authority, syntax (rejected locally by the format check), or null",
-});
+export const VatSourceSchema = t.Union(
+  [t.Literal("vies"), t.Literal("uk_authority"), t.Literal("syntax"), t.Null()],
+  {
+    description: "vies, uk_authority, syntax (rejected locally by the format check), or null",
+  },
+);
 
 export const VatResultSchema = t.Object(
   {
     input: t.String({ description: "the value as sent" }),
     valid: t.Union([t.Boolean(), t.Null()], {
-      description: "true registered; false not registered or malformed; null could not be determined (see error)",
+      description:
+        "true registered; false not registered or malformed; null could not be determined (see error)",
     }),
     vat_number: nullableString("normalized number with prefix"),
     country_code: nullableString("ISO 3166-1 alpha-2; GR for prefix EL, GB for prefix XI"),

@@ -3,8 +3,8 @@ import { KeyStore } from "../../src/accounts/key-store.ts";
 import { Meter } from "../../src/accounts/meter.ts";
 import { planCatalogue } from "../../src/accounts/plans.ts";
 import type { Database } from "../../src/db.ts";
-import { secondConnection, testDatabase } from "../support/database.ts";
 import { manualClock } from "../store/manual-clock.ts";
+import { secondConnection, testDatabase } from "../support/database.ts";
 
 let database: Database;
 let keys: KeyStore;
@@ -16,7 +16,12 @@ beforeAll(async () => {
 });
 
 async function newKey(): Promise<string> {
-  const { record } = await keys.create({ planId: "free", name: "meter test", monthlyQuota: null, ratePerMinute: null });
+  const { record } = await keys.create({
+    planId: "free",
+    name: "meter test",
+    monthlyQuota: null,
+    ratePerMinute: null,
+  });
   return record.id;
 }
 
@@ -29,8 +34,14 @@ describe("meter", () => {
       const admission = await meter.admit({ keyId, quota: 3, charge: true, reserve: false });
       expect(admission).toMatchObject({ ok: true, used: i, charged: true });
     }
-    expect(await meter.admit({ keyId, quota: 3, charge: true, reserve: false })).toMatchObject({ ok: false, used: 3 });
-    expect(await meter.admit({ keyId, quota: 3, charge: false, reserve: false })).toMatchObject({ ok: true, used: 3 });
+    expect(await meter.admit({ keyId, quota: 3, charge: true, reserve: false })).toMatchObject({
+      ok: false,
+      used: 3,
+    });
+    expect(await meter.admit({ keyId, quota: 3, charge: false, reserve: false })).toMatchObject({
+      ok: true,
+      used: 3,
+    });
     expect(await meter.usage(keyId, clock.now())).toEqual({ used: 3, requests: 5 });
   });
 
@@ -56,10 +67,14 @@ describe("meter", () => {
     const second = await meter.admit({ keyId, quota: 2, charge: false, reserve: true });
     expect(first.ok && second.ok).toBe(true);
     expect(await meter.admit({ keyId, quota: 2, charge: true, reserve: false })).toMatchObject({ ok: false });
-    if (!first.ok || !second.ok || !first.reservation || !second.reservation) throw new Error("expected reservations");
+    if (!first.ok || !second.ok || !first.reservation || !second.reservation)
+      throw new Error("expected reservations");
     expect(await meter.settle(first.reservation, true)).toEqual({ used: 1, billed: true });
     expect(await meter.settle(second.reservation, false)).toEqual({ used: 1, billed: false });
-    expect(await meter.admit({ keyId, quota: 2, charge: true, reserve: false })).toMatchObject({ ok: true, used: 2 });
+    expect(await meter.admit({ keyId, quota: 2, charge: true, reserve: false })).toMatchObject({
+      ok: true,
+      used: 2,
+    });
     expect(await meter.usage(keyId, clock.now())).toEqual({ used: 2, requests: 4 });
   });
 
@@ -70,7 +85,10 @@ describe("meter", () => {
     const held = await meter.admit({ keyId, quota: 1, charge: false, reserve: true });
     expect(await meter.admit({ keyId, quota: 1, charge: true, reserve: false })).toMatchObject({ ok: false });
     clock.advance(30_001);
-    expect(await meter.admit({ keyId, quota: 1, charge: true, reserve: false })).toMatchObject({ ok: true, used: 1 });
+    expect(await meter.admit({ keyId, quota: 1, charge: true, reserve: false })).toMatchObject({
+      ok: true,
+      used: 1,
+    });
     if (!held.ok || !held.reservation) throw new Error("expected a reservation");
     expect(await meter.settle(held.reservation, true)).toEqual({ used: 1, billed: false });
     expect(await meter.usage(keyId, clock.now())).toMatchObject({ used: 1 });
@@ -125,7 +143,9 @@ describe.if(second !== null)("meter across two instances sharing Postgres", () =
     const admitted = results.filter((r) => r.ok);
     expect(admitted).toHaveLength(50);
     const settles = await Promise.all(
-      admitted.flatMap((r, i) => (r.ok && r.reservation ? [(meters[i % 2] as Meter).settle(r.reservation, true)] : [])),
+      admitted.flatMap((r, i) =>
+        r.ok && r.reservation ? [(meters[i % 2] as Meter).settle(r.reservation, true)] : [],
+      ),
     );
     expect(settles.every((s) => s.billed)).toBe(true);
     expect(await meters[0]?.usage(keyId, clock.now())).toEqual({ used: 100, requests: 250 });

@@ -12,7 +12,9 @@ export const usingPostgres = Boolean(process.env.DATABASE_URL);
 export function testDatabase(): Promise<Database> {
   if (!shared) {
     shared = (async () => {
-      const database = process.env.DATABASE_URL ? connectPostgres(process.env.DATABASE_URL) : await openPglite(null);
+      const database = process.env.DATABASE_URL
+        ? connectPostgres(process.env.DATABASE_URL)
+        : await openPglite(null);
       await database.migrate();
       return database;
     })();

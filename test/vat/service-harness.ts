@@ -2,6 +2,7 @@ import { afterEach } from "bun:test";
 import { createLogger, type Logger } from "../../src/log.ts";
 import type { KeyValueStore } from "../../src/store/kv.ts";
 import { createMemoryStore } from "../../src/store/memory.ts";
+import { checkVatFormat } from "../../src/vat/format/check-vat-format.ts";
 import { createVatService, type VatService, type VatServiceOptions } from "../../src/vat/service.ts";
 import {
   createStatusService,
@@ -19,6 +20,15 @@ import { type ManualClock, manualClock } from "../store/manual-clock.ts";
 /** A UK number that passes our GB format check; registered at the HMRC fake when the UK is on. */
 export const UK_VRN = "980780684";
 export const UK_COMPANY = { name: "UK TRADING LTD", lines: ["1 HIGH STREET", "LEEDS"], postcode: "LS1 1AA" };
+
+/** The first `count` numbers `prefix + n` from `from` up that pass the format check. */
+export function wellFormedNumbers(prefix: string, from: number, count: number): string[] {
+  const found: string[] = [];
+  for (let n = from; found.length < count; n += 1) {
+    if (checkVatFormat(`${prefix}${n}`).ok) found.push(`${prefix}${n}`);
+  }
+  return found;
+}
 
 /** Retries fast enough for tests; the jitter is fixed at its midpoint. */
 const FAST_RETRY = { baseDelayMs: 20, maxDelayMs: 80, minAttemptMs: 50 };

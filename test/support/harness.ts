@@ -1,0 +1,143 @@
+import { expect } from "bun:test";
+import type { TSchema } from "@sinclair/typebox";
+import { TypeCompiler } from "@sinclair/typebox/compiler";
+import { KeyStore } from "../../src/accounts/key-store.ts";
+import { planCatalogue } from "../../src/accounts/plans.ts";
+import { type App, buildApp } from "../../src/app.ts";
+import { parseConfig } from "../../src/config.ts";
+import { ErrorResponseSchema } from "../../src/errors.ts";
+import { HealthSchema, type PlanId, UsageSchema, ValidateResponseSchema } from "../../src/http/schemas.ts";
+import { createLogger, type Logger } from "../../src/log.ts";
+import { createServices, type Services } from "../../src/services.ts";
+import { StatusSchema } from "../../src/vat/status.ts";
+import { startViesFake, type ViesFake } from "../fakes/vies.ts";
+import { type ManualClock, manualClock } from "../store/manual-clock.ts";
+import { testDatabase } from "./database.ts";
+
+const compiled = (schema: TSchema) => TypeCompiler.Compile(schema);
+const ERROR_RESPONSE = compiled(ErrorResponseSchema);
+const SUCCESS_SCHEMAS: Record<string, ReturnType<typeof compiled>> = {
+  "POST /validate": compiled(ValidateResponseSchema),
+  "GET /usage": compiled(UsageSchema),
+  "GET /status": compiled(StatusSchema),
+  "GET /health": compiled(HealthSchema),
+};
+
+export type TestResponse<T = Record<string, unknown>> = {
+  status: number;
+  headers: Headers;
+  body: T;
+};
+
+export type Harness = {
+  app: App;
+  services: Services;
+  clock: ManualClock;
+  vies: ViesFake;
+  /** Every line the app logged, parsed. */
+  logs: Record<string, unknown>[];
+  /**
+   * Sends a request through the app and checks the response against its contract: JSON,
+   * an X-Request-Id, and the schema of the route (2xx) or ErrorResponse (errors).
+   */
+  request<T = Record<string, unknown>>(
+    method: string,
+    path: string,
+    options?: {
+      key?: string;
+      body?: unknown;
+      rawBody?: string | Uint8Array | ReadableStream<Uint8Array>;
+      headers?: Record<string, string>;
+    },
+  ): Promise<TestResponse<T>>;
+  /** POST /validate with a key. */
+  validate<T = Record<string, unknown>>(key: string, body: unknown): Promise<TestResponse<T>>;
+  createKey(
+    plan?: PlanId,
+    overrides?: { quota?: number; rate?: number },
+  ): Promise<{ keyId: string; secret: string }>;
+  close(): Promise<void>;
+};
+
+/** Checks one response against the contract; returns the parsed body. */
+export async function checkContract(route: string, response: Response): Promise<Record<string, unknown>> {
+  expect(response.headers.get("content-type") ?? "").toStartWith("application/json");
+  expect(response.headers.get("x-request-id")).toBeTruthy();
+  const text = await response.text();
+  const body = JSON.parse(text) as Record<string, unknown>;
+  const schema = response.status < 300 ? SUCCESS_SCHEMAS[route] : ERROR_RESPONSE;
+  if (!schema) throw new Error(`no contract for ${route} ${response.status}`);
+  const errors = [...schema.Errors(body)].map((error) => `${error.path}: ${error.message}`);
+  if (errors.length > 0)
+    throw new Error(`${route} ${response.status} breaks its schema: ${errors.join("; ")}\n${text}`);
+  if (response.status === 429 || response.status === 503)
+    expect(response.headers.get("retry-after")).toMatch(/^\d+$/);
+  return body;
+}
+
+/**
+ * An app built with the real wiring — real database (PGlite in memory, or DATABASE_URL),
+ * real store (in-process, or REDIS_URL under a fresh key prefix) — against a VIES fake
+ * over HTTP, with a manual clock.
+ */
+export async function startHarness(
+  options: { env?: Record<string, string>; start?: string } = {},
+): Promise<Harness> {
+  const clock = manualClock(Date.parse(options.start ?? "2026-03-15T12:00:00Z"));
+  const vies = await startViesFake({ now: () => clock.now() });
+  const logs: Record<string, unknown>[] = [];
+  const log: Logger = createLogger("debug", (line) => logs.push(JSON.parse(line) as Record<string, unknown>));
+  const config = parseConfig({
+    VIES_BASE_URL: vies.baseUrl,
+    DATABASE_URL: process.env.DATABASE_URL,
+    REDIS_URL: process.env.REDIS_URL,
+    STORE_KEY_PREFIX: `test:${crypto.randomUUID()}:`,
+    KEY_CACHE_TTL_MS: "0",
+    VAT_DEADLINE_MS: "2000",
+    VIES_TIMEOUT_MS: "1000",
+    ...options.env,
+  });
+  const database = await testDatabase();
+  const keys = new KeyStore(database);
+  await keys.syncPlans(planCatalogue(config.GATEWAY_RATE_LIMIT_PER_MINUTE));
+  const services = createServices(config, { clock, log, storage: { database, close: async () => {} } });
+  const app = buildApp(services);
+
+  const request: Harness["request"] = async (method, path, requestOptions = {}) => {
+    const headers: Record<string, string> = { ...requestOptions.headers };
+    if (requestOptions.key !== undefined) headers["x-api-key"] = requestOptions.key;
+    let body: string | Uint8Array | ReadableStream<Uint8Array> | undefined = requestOptions.rawBody;
+    if (requestOptions.body !== undefined) {
+      body = JSON.stringify(requestOptions.body);
+      headers["content-type"] ??= "application/json";
+    }
+    const response = await app.handle(new Request(`http://localhost${path}`, { method, headers, body }));
+    const status = response.status;
+    const parsed = await checkContract(`${method} ${path.split("?")[0]}`, response);
+    return { status, headers: response.headers, body: parsed as never };
+  };
+
+  return {
+    app,
+    services,
+    clock,
+    vies,
+    logs,
+    request,
+    validate: (key, body) => request("POST", "/validate", { key, body }),
+    async createKey(plan = "free", overrides = {}) {
+      const created = await services.keyAdmin.create({
+        plan,
+        name: "test",
+        quota: overrides.quota ?? null,
+        rate: overrides.rate ?? null,
+      });
+      return { keyId: created.key_id, secret: created.api_key };
+    },
+    async close() {
+      await services.meter.idle();
+      await services.store.close();
+      await vies.stop();
+    },
+  };
+}
