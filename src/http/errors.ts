@@ -21,7 +21,8 @@ export function renderError(error: ApiError, headers: Record<string, string | nu
 export function describeBodyProblem(error: Readonly<ValidationError>): string {
   const first = error.all[0];
   const field = first?.path.replace(/^\//, "").split("/")[0] ?? "";
-  if (!first || field === "") return "the body must be a JSON object with a `vat` and/or an `iban` string";
+  // Non-objects are refused by the body parser, so a problem at the root is a missing field.
+  if (!first || field === "") return "send `vat`, `iban`, or both, as strings";
   const value = first.value;
   if (typeof value !== "string") return `\`${field}\` must be a string`;
   const maxLength = (first.schema as { maxLength?: number }).maxLength;
@@ -61,8 +62,12 @@ export function errorHandling(options: {
         }
         return renderError(new ApiError("not_found", `no route for ${request.method} ${path}`), headers);
       }
-      case "PARSE":
+      case "PARSE": {
+        // Elysia wraps what our body parser throws; its own refusal means the JSON did not parse.
+        const cause = (error as { cause?: unknown }).cause;
+        if (cause instanceof ApiError) return renderError(cause, headers);
         return renderError(new ApiError("invalid_request", "the body is not valid JSON"), headers);
+      }
       case "VALIDATION":
         if (error.type === "body")
           return renderError(new ApiError("invalid_request", describeBodyProblem(error)), headers);

@@ -55,8 +55,8 @@ describe("VAT service: concurrency per member state", () => {
 
   test("a slow member state does not hold up the others", async () => {
     const h = await harness({ maxConcurrentPerState: 1 });
-    h.vies.setLatency({ DE: 500 });
-    const german = Promise.all(germanNumbers(3).map((input) => h.check(input)));
+    h.vies.setLatency({ DE: 300 });
+    const german = Promise.all(germanNumbers(2).map((input) => h.check(input)));
     const started = performance.now();
     expect((await h.check("NL854265259B01")).result.valid).toBe(true);
     expect(performance.now() - started).toBeLessThan(SLACK_MS);

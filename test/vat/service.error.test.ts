@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test";
+import { backoffDelayMs, DEFAULT_RETRY_POLICY } from "../../src/vat/upstream-call.ts";
 import type { ViesBehaviour } from "../fakes/vies.ts";
 import { SLACK_MS, timed } from "../store/timing.ts";
 import { serviceHarnesses, UK_VRN } from "./service-harness.ts";
@@ -304,6 +305,15 @@ describe("VAT service: bounded time", () => {
 });
 
 describe("VAT service: retries", () => {
+  test("backoff: an exponential ceiling, capped, with the delay between half the ceiling and the ceiling", () => {
+    const policy = { ...DEFAULT_RETRY_POLICY, baseDelayMs: 100, maxDelayMs: 350 };
+    const delays = (random: number) =>
+      [1, 2, 3, 4].map((retry) => backoffDelayMs(retry, policy, () => random));
+    expect(delays(0)).toEqual([50, 100, 175, 175]);
+    expect(delays(1)).toEqual([100, 200, 350, 350]);
+    expect(delays(0.5)).toEqual([75, 150, 262.5, 262.5]);
+  });
+
   test("throttling twice, then an answer: three calls, one fresh verdict", async () => {
     const h = await harness();
     h.vies.setBehaviour("DE", faultOf("MS_MAX_CONCURRENT_REQ"), { times: 2 });

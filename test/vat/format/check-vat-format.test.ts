@@ -124,15 +124,18 @@ describe("prefix errors are invalid_country", () => {
     expect(result.message).toContain("AT, BE, BG");
   });
 
-  test.each([["XX123"], ["UK980780684"], ["US123456789"], ["EU372000041"], ["invalid_prefix_BE0123456789"]])(
-    "unknown prefix %p",
-    (input) => {
-      const result = rejected(input);
-      expect(result.code).toBe("invalid_country");
-      expect(result.message).toStartWith(`unknown VAT prefix '${input.slice(0, 2).toUpperCase()}'`);
-      expect(result.message).toContain("SK, XI, GB (GR is accepted for Greece)");
-    },
-  );
+  test.each([
+    ["XX123"],
+    ["UK980780684"],
+    ["US123456789"],
+    ["EU372000041"],
+    ["invalid_prefix_BE0123456789"],
+  ])("unknown prefix %p", (input) => {
+    const result = rejected(input);
+    expect(result.code).toBe("invalid_country");
+    expect(result.message).toStartWith(`unknown VAT prefix '${input.slice(0, 2).toUpperCase()}'`);
+    expect(result.message).toContain("SK, XI, GB (GR is accepted for Greece)");
+  });
 });
 
 describe("format errors are invalid_format with the country", () => {
