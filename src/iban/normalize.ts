@@ -99,7 +99,8 @@ export class IbanNormalizer {
    */
   printFormat(input: string): string {
     if (!this.verbatim && this.isPrintFormat(input)) return input;
-    const { codes, printed, start, length } = this;
+    const { codes, start, length } = this;
+    const printed = this.printed;
     let at = 0;
     for (let i = 0; i < length; i++) {
       if (i > 0 && (i & 3) === 0) printed[at++] = 0x20;

@@ -92,22 +92,21 @@ describe("rejections, in the order country → length → structure → checksum
     }
   });
 
-  test.each(exampleEntries)(
-    "%s: a character of the wrong class at any position is invalid_format",
-    (country, iban) => {
-      const classes = `aann${formatOf(country).bbanClasses}`;
-      for (let i = 2; i < iban.length; i++) {
-        if (classes[i] === "c") continue;
-        const wrong = classes[i] === "n" ? "X" : "7";
-        const result = engine.validate(iban.slice(0, i) + wrong + iban.slice(i + 1));
-        const expected = classes[i] === "n" ? "a digit" : "an upper-case letter";
-        expect(result).toMatchObject({ valid: false, country_code: country, bban: null, bank: null });
-        expect(result.error?.code).toBe("invalid_format");
-        expect(result.error?.message).toStartWith(`character '${wrong}' at position ${i + 1}`);
-        expect(result.error?.message).toEndWith(`must be ${expected}`);
-      }
-    },
-  );
+  test.each(
+    exampleEntries,
+  )("%s: a character of the wrong class at any position is invalid_format", (country, iban) => {
+    const classes = `aann${formatOf(country).bbanClasses}`;
+    for (let i = 2; i < iban.length; i++) {
+      if (classes[i] === "c") continue;
+      const wrong = classes[i] === "n" ? "X" : "7";
+      const result = engine.validate(iban.slice(0, i) + wrong + iban.slice(i + 1));
+      const expected = classes[i] === "n" ? "a digit" : "an upper-case letter";
+      expect(result).toMatchObject({ valid: false, country_code: country, bban: null, bank: null });
+      expect(result.error?.code).toBe("invalid_format");
+      expect(result.error?.message).toStartWith(`character '${wrong}' at position ${i + 1}`);
+      expect(result.error?.message).toEndWith(`must be ${expected}`);
+    }
+  });
 
   test.each([
     ["", "IBAN is empty"],
