@@ -7,7 +7,7 @@ import type { Config } from "./config.ts";
 import { ApiError } from "./errors.ts";
 import { authentication } from "./http/auth.ts";
 import { parseJsonObjectBody } from "./http/body.ts";
-import { docs } from "./http/docs.ts";
+import { docs, HEADERS, jsonRequestBody } from "./http/docs.ts";
 import { errorHandling } from "./http/errors.ts";
 import { requestIds } from "./http/request-id.ts";
 import { models } from "./http/schemas.ts";
@@ -47,6 +47,10 @@ const ROUTES: Record<string, string[]> = {
 const errorResponses = (...statuses: number[]) =>
   Object.fromEntries(statuses.map((status) => [status, "ErrorResponse" as const]));
 
+const AFTER_AUTHENTICATION = { ...HEADERS.rateLimit, ...HEADERS.gatewayBilling };
+const UNAUTHORIZED = { description: "`unauthorized`: the key is missing or invalid" };
+const FORBIDDEN = { description: "`forbidden`: the key is revoked" };
+
 /** Builds the HTTP app from its dependencies, without listening. */
 export function buildApp(deps: AppDeps) {
   return new Elysia()
@@ -79,13 +83,61 @@ export function buildApp(deps: AppDeps) {
           description:
             "200 whenever at least one component produced a definitive answer; otherwise the status of the first component error.",
           security: [{ ApiKey: [] }],
+          requestBody: jsonRequestBody("ValidateRequest"),
+          responses: {
+            200: {
+              description:
+                "At least one component produced a definitive answer (`valid` true or false); a component that could not be answered carries its own `error`",
+              headers: { ...HEADERS.rateLimit, ...HEADERS.quota, ...HEADERS.gatewayBilling },
+            },
+            400: {
+              description:
+                "Malformed body, or no component could be answered because of its input: `invalid_request`, `invalid_format`, `invalid_country`, `invalid_length`",
+              headers: AFTER_AUTHENTICATION,
+            },
+            401: UNAUTHORIZED,
+            403: FORBIDDEN,
+            413: {
+              description: "`invalid_request`: the body is over the size limit (16 KiB by default)",
+              headers: AFTER_AUTHENTICATION,
+            },
+            429: {
+              description:
+                "`rate_limited` (per-minute limit) or `quota_exceeded` (monthly quota used up; cached answers are still served)",
+              headers: { ...HEADERS.retryAfter, ...AFTER_AUTHENTICATION },
+            },
+            503: {
+              description:
+                "No component could be answered: VIES, the UK service or the member state is unavailable and nothing is cached (`service_unavailable`, `member_state_unavailable`, `upstream_rate_limited`). `Retry-After` is sent when retrying can help",
+              headers: { ...HEADERS.retryAfter, ...AFTER_AUTHENTICATION },
+            },
+          },
         },
       },
     )
     .get("/usage", ({ caller }) => usageReport(deps.meter, caller.account, deps.clock.now()), {
       caller: true,
       response: { 200: "Usage", ...errorResponses(401, 403, 429, 503) },
-      detail: { summary: "Plan, usage and remaining quota of the calling key", security: [{ ApiKey: [] }] },
+      detail: {
+        summary: "Plan, usage and remaining quota of the calling key",
+        security: [{ ApiKey: [] }],
+        responses: {
+          200: {
+            description: "Plan, usage and remaining quota of the calling key; this call is not counted",
+            headers: HEADERS.rateLimit,
+          },
+          401: UNAUTHORIZED,
+          403: FORBIDDEN,
+          429: {
+            description: "`rate_limited`: the per-minute limit is exceeded",
+            headers: { ...HEADERS.retryAfter, ...HEADERS.rateLimit },
+          },
+          503: {
+            description: "`service_unavailable`: a store the service needs is unreachable",
+            headers: HEADERS.retryAfter,
+          },
+        },
+      },
     })
     .get(
       "/status",
@@ -100,12 +152,21 @@ export function buildApp(deps: AppDeps) {
       },
       {
         response: { 200: "ViesStatus", ...errorResponses(503) },
-        detail: { summary: "Live VIES availability per member state (cached for 60 seconds)" },
+        detail: {
+          summary: "Live VIES availability per member state (cached for 60 seconds)",
+          responses: {
+            200: { description: "Live VIES availability per member state, cached for 60 seconds" },
+            503: {
+              description: "`service_unavailable`: the VIES status endpoint is unreachable",
+              headers: HEADERS.retryAfter,
+            },
+          },
+        },
       },
     )
     .get("/health", () => ({ status: "ok" as const, registry_version: deps.iban.registryVersion }), {
       response: { 200: "Health" },
-      detail: { summary: "Liveness probe" },
+      detail: { summary: "Liveness probe", responses: { 200: { description: "The service is alive" } } },
     });
 }
 

@@ -6,24 +6,29 @@
  */
 export class GroupCommit<Item, Result> {
   private pending: { item: Item; resolve: (result: Result) => void; reject: (error: unknown) => void }[] = [];
-  private flushing: Promise<void> | null = null;
+  private readonly drains = new Set<Promise<void>>();
 
   constructor(
     /** Returns one result per item, in order; a throw rejects every item of the batch. */
     private readonly flush: (items: Item[]) => Promise<Result[]>,
     private readonly maxBatch = 512,
+    /** Flushes that may run at once; more overlap the database's commit waits. */
+    private readonly parallelism = 1,
   ) {}
 
   submit(item: Item): Promise<Result> {
     return new Promise<Result>((resolve, reject) => {
       this.pending.push({ item, resolve, reject });
-      if (!this.flushing) this.flushing = this.drain();
+      if (this.drains.size < this.parallelism) {
+        const drain: Promise<void> = this.drain().finally(() => this.drains.delete(drain));
+        this.drains.add(drain);
+      }
     });
   }
 
   /** Resolves when everything submitted so far has been flushed. */
   async idle(): Promise<void> {
-    while (this.flushing) await this.flushing;
+    while (this.drains.size > 0) await Promise.all(this.drains);
   }
 
   private async drain(): Promise<void> {
@@ -40,6 +45,5 @@ export class GroupCommit<Item, Result> {
         for (const entry of batch) entry.reject(error);
       }
     }
-    this.flushing = null;
   }
 }

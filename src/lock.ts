@@ -39,8 +39,11 @@ export class DataDirLock {
     } catch {
       return null;
     }
-    const [pidText, role = "another process"] = content.trim().split(" ");
-    const pid = Number(pidText);
+    // The role may hold spaces ("keys command"): it is everything after the pid.
+    const text = content.trim();
+    const space = text.indexOf(" ");
+    const pid = Number(space < 0 ? text : text.slice(0, space));
+    const role = space < 0 ? "another process" : text.slice(space + 1);
     if (!Number.isInteger(pid) || pid <= 0 || pid === process.pid) return null;
     try {
       process.kill(pid, 0);

@@ -29,6 +29,9 @@ type Operation =
 
 type Outcome = MeterAdmission | { used: number; billed: boolean };
 
+/** An admission that needs no reservation: it counts a request and maybe charges a unit. */
+type Charge = { request: MeterRequest; month: string; resetMs: number };
+
 /**
  * The usage meter: admission against the monthly quota, reservations for fresh work, and
  * settlement. Every operation is durable in Postgres (or PGlite) before its promise
@@ -38,14 +41,21 @@ type Outcome = MeterAdmission | { used: number; billed: boolean };
  */
 export class Meter {
   private readonly commits: GroupCommit<Operation, Outcome>;
+  private readonly charges: GroupCommit<Charge, MeterAdmission>;
   private lastSweepMs = 0;
 
   constructor(
     private readonly database: Database,
     private readonly clock: Clock,
-    private readonly options: { reservationTtlMs: number; sweepEveryMs?: number },
+    private readonly options: {
+      reservationTtlMs: number;
+      sweepEveryMs?: number;
+      /** Batches of charges committed at the same time; each waits for its own commit. */
+      parallelCommits?: number;
+    },
   ) {
     this.commits = new GroupCommit((operations) => this.commit(operations));
+    this.charges = new GroupCommit((items) => this.commitCharges(items), 512, options.parallelCommits ?? 1);
   }
 
   /**
@@ -54,6 +64,8 @@ export class Meter {
    */
   async admit(request: MeterRequest): Promise<MeterAdmission> {
     const period = periodAt(this.clock.now());
+    if (!request.reserve)
+      return this.charges.submit({ request, month: period.month, resetMs: period.resetMs });
     return (await this.commits.submit({
       kind: "admit",
       request,
@@ -83,26 +95,120 @@ export class Meter {
   }
 
   /** Resolves when every submitted operation has committed or failed. */
-  idle(): Promise<void> {
-    return this.commits.idle();
+  async idle(): Promise<void> {
+    await Promise.all([this.commits.idle(), this.charges.idle()]);
+  }
+
+  /**
+   * The common case — requests that count and maybe charge, with no reservation — in one
+   * statement per batch: it locks the batch's usage rows in key order, grants each key
+   * `min(charges, quota − used − live reservations)` units against the locked values, and
+   * returns the usage before and after. One round trip, one commit, exact across instances.
+   */
+  private async commitCharges(items: Charge[]): Promise<MeterAdmission[]> {
+    const nowMs = this.clock.now();
+    const groups = new Map<
+      string,
+      { keyId: string; month: string; requests: number; units: number; quota: number | null }
+    >();
+    for (const { request, month } of items) {
+      const id = `${request.keyId}|${month}`;
+      const group = groups.get(id) ?? {
+        keyId: request.keyId,
+        month,
+        requests: 0,
+        units: 0,
+        quota: request.quota,
+      };
+      group.requests += 1;
+      if (request.charge) group.units += 1;
+      groups.set(id, group);
+    }
+    let ordered = [...groups.values()].sort(byKeyAndMonth);
+    const results = new Map<string, { before: number; after: number }>();
+    for (let attempt = 1; ordered.length > 0; attempt++) {
+      const rows = await this.withRetry(() => this.chargeStatement(ordered, nowMs));
+      for (const row of rows)
+        results.set(`${row.key_id}|${row.month}`, { before: row.before, after: row.used });
+      // A key's first request of a month finds no usage row: create the rows, then charge again.
+      ordered = ordered.filter((group) => !results.has(`${group.keyId}|${group.month}`));
+      if (ordered.length === 0) break;
+      if (attempt > 2) throw new Error("usage rows could not be created");
+      await this.database.rows(sql`
+        INSERT INTO usage_months (key_id, month)
+        SELECT d.key_id, d.month::date FROM jsonb_to_recordset(${JSON.stringify(
+          ordered.map((g) => ({ key_id: g.keyId, month: g.month })),
+        )}::jsonb) AS d(key_id text, month text)
+        ORDER BY d.key_id, d.month
+        ON CONFLICT (key_id, month) DO NOTHING`);
+    }
+    const granted = new Map<string, { next: number; left: number; after: number }>();
+    for (const [id, { before, after }] of results)
+      granted.set(id, { next: before, left: after - before, after });
+    return items.map(({ request, month, resetMs }) => {
+      const group = granted.get(`${request.keyId}|${month}`) as { next: number; left: number; after: number };
+      if (!request.charge) return { ok: true, used: group.after, charged: false, reservation: null, resetMs };
+      // Units go to the batch's requests in arrival order.
+      if (group.left === 0) return { ok: false, used: group.after, resetMs };
+      group.left -= 1;
+      group.next += 1;
+      return { ok: true, used: group.next, charged: true, reservation: null, resetMs };
+    });
+  }
+
+  private chargeStatement(
+    groups: { keyId: string; month: string; requests: number; units: number; quota: number | null }[],
+    nowMs: number,
+  ) {
+    return this.database.rows<{ key_id: string; month: string; before: number; used: number }>(sql`
+      WITH d AS (
+        SELECT * FROM jsonb_to_recordset(${JSON.stringify(
+          groups.map((g) => ({
+            key_id: g.keyId,
+            month: g.month,
+            requests: g.requests,
+            units: g.units,
+            quota: g.quota,
+          })),
+        )}::jsonb) AS d(key_id text, month text, requests int, units int, quota int)
+      ), locked AS (
+        SELECT u.key_id, u.month, u.used AS before,
+          (SELECT count(*)::int FROM reservations r
+            WHERE r.key_id = u.key_id AND r.month = u.month
+              AND r.expires_at > ${new Date(nowMs).toISOString()}::timestamptz) AS held
+        FROM usage_months u JOIN d ON u.key_id = d.key_id AND u.month = d.month::date
+        ORDER BY u.key_id, u.month
+        FOR UPDATE OF u
+      )
+      UPDATE usage_months AS u SET
+        requests = u.requests + d.requests,
+        used = u.used + CASE WHEN d.quota IS NULL THEN d.units
+          ELSE LEAST(d.units, GREATEST(0, d.quota - locked.before - locked.held)) END
+      FROM d, locked
+      WHERE u.key_id = d.key_id AND u.month = d.month::date AND locked.key_id = u.key_id AND locked.month = u.month
+      RETURNING u.key_id, to_char(u.month, 'YYYY-MM-DD') AS month, locked.before, u.used`);
+  }
+
+  private async withRetry<T>(work: () => Promise<T>): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await work();
+      } catch (error) {
+        // Lock order makes deadlocks unlikely, not impossible (a sweep, a foreign session):
+        // Postgres aborts one side, and redoing the statement is always correct.
+        if (attempt >= 3 || !isRetryable(error)) throw error;
+      }
+    }
   }
 
   private async commit(operations: Operation[]): Promise<Outcome[]> {
     const nowMs = this.clock.now();
     const sweep = nowMs - this.lastSweepMs >= (this.options.sweepEveryMs ?? 60_000);
-    for (let attempt = 1; ; attempt++) {
-      try {
-        const outcomes = await this.database.transaction((rows) =>
-          this.apply(rows, operations, nowMs, sweep),
-        );
-        if (sweep) this.lastSweepMs = nowMs;
-        return outcomes;
-      } catch (error) {
-        // Lock order makes deadlocks unlikely, not impossible (a sweep, a foreign session):
-        // Postgres aborts one side, and redoing the whole batch is always correct.
-        if (attempt >= 3 || !isRetryable(error)) throw error;
-      }
-    }
+    const outcomes = await this.withRetry(() =>
+      this.database.transaction((rows) => this.apply(rows, operations, nowMs, sweep)),
+    );
+    if (sweep) this.lastSweepMs = nowMs;
+    return outcomes;
   }
 
   private async apply(

@@ -1,12 +1,12 @@
 import { existsSync } from "node:fs";
 import { parseArgs } from "node:util";
-import { checkNewKey, type KeyAdmin, keyAdmin } from "../accounts/admin.ts";
+import { checkNewKey, type KeyAdmin, keyAdmin, type NewKey } from "../accounts/admin.ts";
 import { KeyStore } from "../accounts/key-store.ts";
 import { Meter } from "../accounts/meter.ts";
 import { planCatalogue } from "../accounts/plans.ts";
 import { adminSocketPath } from "../admin-socket.ts";
 import { systemClock } from "../clock.ts";
-import { type Config, ConfigError, parseConfig } from "../config.ts";
+import { type Config, parseConfig } from "../config.ts";
 import { DataDirLock } from "../lock.ts";
 import { createLogger } from "../log.ts";
 import { openStorage } from "../storage.ts";
@@ -17,13 +17,19 @@ const USAGE = `usage:
   keys list
   keys usage KEY_ID`;
 
-class UsageError extends Error {}
+// Operators run these by hand against a system that is already up: an unreachable Postgres
+// deserves a quick answer, with a short retry only to ride out a blip.
+const DATABASE_RETRY_MS = 3_000;
 
 type Command =
-  | { name: "create"; options: Record<string, unknown> }
+  | { name: "create"; key: NewKey }
   | { name: "revoke" | "usage"; keyId: string }
   | { name: "list" };
 
+/**
+ * Reads and checks the whole command line before anything touches the database; throws a
+ * message for the operator.
+ */
 function parseCommand(argv: string[]): Command {
   const { values, positionals } = parseArgs({
     args: argv,
@@ -37,20 +43,29 @@ function parseCommand(argv: string[]): Command {
     },
   });
   const [name, ...rest] = positionals;
-  const hasOptions = Object.keys(values).length > 0;
-  if (name === "create" && rest.length === 0) return { name, options: values };
-  if ((name === "revoke" || name === "usage") && rest.length === 1 && rest[0] && !hasOptions) {
-    return { name, keyId: rest[0] };
+  if (name === undefined) throw new Error("no command given");
+  if (name === "create") {
+    if (rest.length > 0) throw new Error(`create takes options only, not "${rest.join(" ")}"`);
+    return { name, key: checkNewKey(values) };
   }
-  if (name === "list" && rest.length === 0 && !hasOptions) return { name };
-  throw new UsageError(USAGE);
+  if (name !== "list" && name !== "revoke" && name !== "usage") {
+    throw new Error(`unknown command "${name}"`);
+  }
+  if (Object.keys(values).length > 0) throw new Error(`${name} takes no options`);
+  if (name === "list") {
+    if (rest.length > 0) throw new Error("list takes no arguments");
+    return { name };
+  }
+  const [keyId] = rest;
+  if (!keyId || rest.length > 1) throw new Error(`${name} takes exactly one KEY_ID`);
+  return { name, keyId };
 }
 
 /** Runs one command against an admin: a result for stdout, or null when the key does not exist. */
 async function run(command: Command, admin: KeyAdmin): Promise<unknown> {
   switch (command.name) {
     case "create":
-      return admin.create(checkNewKey(command.options));
+      return admin.create(command.key);
     case "revoke":
       return admin.revoke(command.keyId);
     case "usage":
@@ -89,7 +104,7 @@ async function withDatabase<T>(config: Config, work: (admin: KeyAdmin) => Promis
     config,
     createLogger("error", (line) => process.stderr.write(`${line}\n`)),
     "keys command",
-    10_000,
+    DATABASE_RETRY_MS,
   );
   try {
     const plans = planCatalogue(config.GATEWAY_RATE_LIMIT_PER_MINUTE);
@@ -120,27 +135,32 @@ async function execute(command: Command, config: Config): Promise<unknown> {
   return withDatabase(config, (admin) => run(command, admin));
 }
 
+/** Exit status 2: the command line or the configuration is wrong; 1: the command ran and failed. */
 async function main(argv: string[]): Promise<number> {
   let command: Command;
+  let config: Config;
   try {
     command = parseCommand(argv);
   } catch (error) {
-    process.stderr.write(
-      `${error instanceof UsageError ? error.message : `${(error as Error).message}\n${USAGE}`}\n`,
-    );
+    process.stderr.write(`keys: ${(error as Error).message}\n${USAGE}\n`);
     return 2;
   }
   try {
-    const result = await execute(command, parseConfig(process.env));
+    config = parseConfig(process.env);
+  } catch (error) {
+    process.stderr.write(`keys: ${(error as Error).message}\n`);
+    return 2;
+  }
+  try {
+    const result = await execute(command, config);
     if (result === null) {
-      process.stderr.write(`no key ${"keyId" in command ? command.keyId : ""}\n`);
+      process.stderr.write(`keys ${command.name}: no key ${"keyId" in command ? command.keyId : ""}\n`);
       return 1;
     }
     process.stdout.write(`${JSON.stringify(result, null, command.name === "create" ? undefined : 2)}\n`);
     return 0;
   } catch (error) {
-    const message = error instanceof ConfigError || error instanceof Error ? error.message : String(error);
-    process.stderr.write(`keys ${command.name}: ${message}\n`);
+    process.stderr.write(`keys ${command.name}: ${error instanceof Error ? error.message : String(error)}\n`);
     return 1;
   }
 }

@@ -1,6 +1,13 @@
 import { ApiError } from "../errors.ts";
+import { ValidateRequestSchema } from "./schemas.ts";
 
 const PAYLOAD_TOO_LARGE = 413;
+// The request's string fields, checked here rather than by Elysia: its validation error
+// interpolates the offending value into a message, which throws for `{"toString": 1}` and
+// overflows the stack for deeply nested arrays.
+const STRING_FIELDS = Object.entries(ValidateRequestSchema.properties)
+  .filter(([, schema]) => schema.type === "string")
+  .map(([name]) => name);
 const utf8 = new TextDecoder("utf-8", { fatal: true });
 
 function tooLarge(maxBytes: number): ApiError {
@@ -69,5 +76,11 @@ export async function parseJsonObjectBody(
       "the body must be a JSON object with a `vat` and/or an `iban` string",
     );
   }
-  return value as Record<string, unknown>;
+  const body = value as Record<string, unknown>;
+  for (const field of STRING_FIELDS) {
+    if (Object.hasOwn(body, field) && typeof body[field] !== "string") {
+      throw new ApiError("invalid_request", `\`${field}\` must be a string`);
+    }
+  }
+  return body;
 }

@@ -1,6 +1,142 @@
 import { dirname, join } from "node:path";
-import { openapi } from "@elysiajs/openapi";
-import { Elysia } from "elysia";
+import { toOpenAPISchema } from "@elysiajs/openapi";
+import { type AnyElysia, type DocumentDecoration, Elysia, type InternalRoute } from "elysia";
+import { ApiError } from "../errors.ts";
+import type { models } from "./schemas.ts";
+
+const OPENAPI_VERSION = "3.1.2";
+const SCHEMA_PREFIX = "#/components/schemas/";
+
+type ModelName = keyof typeof models;
+type HeaderDoc = { description: string; schema: { type: "integer" | "string"; format?: "date-time" } };
+type ResponseDoc = { description?: string; headers?: Record<string, unknown>; content?: unknown };
+type OperationDoc = { requestBody?: object; responses?: Record<string, ResponseDoc> };
+
+const header = (description: string, type: "integer" | "string", format?: "date-time"): HeaderDoc => ({
+  description,
+  schema: format ? { type, format } : { type },
+});
+
+/** Response headers of the API, grouped as the routes send them, for `detail.responses`. */
+export const HEADERS = {
+  rateLimit: {
+    "X-RateLimit-Limit": header("requests allowed per minute", "integer"),
+    "X-RateLimit-Remaining": header("requests left in the current minute", "integer"),
+  },
+  quota: {
+    "X-Quota-Limit": header("monthly billable validations; direct API keys only", "integer"),
+    "X-Quota-Remaining": header("billable validations left this period; direct API keys only", "integer"),
+    "X-Quota-Reset": header("start of the next period; direct API keys only", "string", "date-time"),
+  },
+  gatewayBilling: {
+    "X-Gateway-Billing": header(
+      "gateway calls only: `Validations=1` when the request was billed, `Validations=0` otherwise",
+      "string",
+    ),
+  },
+  retryAfter: { "Retry-After": header("whole seconds to wait before retrying", "integer") },
+} as const;
+
+const REQUEST_ID_HEADER = {
+  "X-Request-Id": header(
+    "identifier of the request; a well-formed one sent by a proxy in front of the service is kept",
+    "string",
+  ),
+};
+
+/**
+ * A request body documented as JSON only. Routes that read their body with a parser of their
+ * own get no content types from the plugin, and its default lists form encodings the API
+ * does not accept.
+ */
+export function jsonRequestBody(model: ModelName): NonNullable<DocumentDecoration["requestBody"]> {
+  return {
+    required: true,
+    content: { "application/json": { schema: { $ref: `${SCHEMA_PREFIX}${model}` } } },
+  };
+}
+
+/**
+ * The plugin derives each operation from the route's schemas but replaces what the route's
+ * `detail` says about its request body and responses. This puts the declared text back —
+ * per status, over the derived schemas — and adds the X-Request-Id every response carries.
+ */
+function withDeclaredDetail(
+  operation: OperationDoc,
+  detail: DocumentDecoration,
+  where: string,
+): OperationDoc {
+  const declared = (detail.responses ?? {}) as Record<string, ResponseDoc>;
+  const responses: Record<string, ResponseDoc> = {};
+  for (const [status, derived] of Object.entries(operation.responses ?? {})) {
+    const own = declared[status];
+    const headers = { ...REQUEST_ID_HEADER, ...derived.headers, ...own?.headers };
+    responses[status] = { ...derived, ...own, headers };
+  }
+  const undeclared = Object.keys(declared).filter((status) => !(status in responses));
+  if (undeclared.length > 0) {
+    throw new Error(`${where} documents status ${undeclared.join(", ")} without a response schema`);
+  }
+  const requestBody = detail.requestBody ? { ...operation.requestBody, ...detail.requestBody } : undefined;
+  return { ...operation, ...(requestBody && { requestBody }), responses };
+}
+
+/**
+ * The plugin inlines a model wherever another model uses it. Models carry their name as
+ * `title`, so each inlined copy becomes a reference: the document names the model and keeps
+ * one definition of it. The `$id`s Elysia adds go, since JSON Schema does not allow a bare
+ * fragment there.
+ */
+function referToModels(node: unknown, names: ReadonlySet<string>, isModelRoot: boolean): unknown {
+  if (Array.isArray(node)) return node.map((item) => referToModels(item, names, false));
+  if (typeof node !== "object" || node === null) return node;
+  const schema = node as Record<string, unknown>;
+  if (!isModelRoot && typeof schema.title === "string" && names.has(schema.title)) {
+    const reference = { $ref: `${SCHEMA_PREFIX}${schema.title}` };
+    const nullable = Array.isArray(schema.type) && schema.type.includes("null");
+    const described = typeof schema.description === "string" ? { description: schema.description } : {};
+    return nullable ? { ...described, anyOf: [reference, { type: "null" }] } : { ...described, ...reference };
+  }
+  return Object.fromEntries(
+    Object.entries(schema)
+      .filter(([key]) => key !== "$id")
+      .map(([key, value]) => [key, referToModels(value, names, false)]),
+  );
+}
+
+function buildDocument(app: AnyElysia, info: { title: string; version: string; description: string }) {
+  const generated = toOpenAPISchema(app, undefined, undefined, undefined, OPENAPI_VERSION);
+  const paths = generated.paths as Record<string, Record<string, OperationDoc>>;
+  // Protected in Elysia's types; the plugin's generator reads the routes through it too.
+  const routes = (app as unknown as { getGlobalRoutes(): InternalRoute[] }).getGlobalRoutes();
+  for (const route of routes) {
+    const detail = route.hooks.detail as DocumentDecoration | undefined;
+    const path = route.path.replace(/:([^/]+)/g, "{$1}");
+    const method = route.method.toLowerCase();
+    const operation = paths[path]?.[method];
+    if (!operation || detail?.hide) continue;
+    (paths[path] as Record<string, OperationDoc>)[method] = withDeclaredDetail(
+      operation,
+      detail ?? {},
+      `${route.method} ${route.path}`,
+    );
+  }
+  const models = generated.components.schemas as Record<string, unknown>;
+  const names = new Set(Object.keys(models));
+  return {
+    openapi: OPENAPI_VERSION,
+    info,
+    paths,
+    components: {
+      securitySchemes: {
+        ApiKey: { type: "apiKey", in: "header", name: "X-API-Key", description: "your API key" },
+      },
+      schemas: Object.fromEntries(
+        Object.entries(models).map(([name, schema]) => [name, referToModels(schema, names, true)]),
+      ),
+    },
+  };
+}
 
 const UI_ASSETS = {
   "swagger-ui.css": "text/css; charset=utf-8",
@@ -57,9 +193,9 @@ function swaggerUiDirectory(): string {
 }
 
 /**
- * The OpenAPI document at `/swagger/json` (built by @elysiajs/openapi from the routes'
- * schemas) and the Swagger UI at `/swagger`, with its assets served from the
- * `swagger-ui-dist` package so the page needs no CDN.
+ * The OpenAPI document at `/swagger/json` (generated by @elysiajs/openapi from the routes'
+ * schemas and `detail`, built once on first request) and the Swagger UI at `/swagger`, with
+ * its assets served from the `swagger-ui-dist` package so the page needs no CDN.
  */
 export function docs(options: { version: string; description: string }) {
   const assetDirectory = swaggerUiDirectory();
@@ -69,26 +205,18 @@ export function docs(options: { version: string; description: string }) {
       { file: Bun.file(join(assetDirectory, name)), type },
     ]),
   );
+  const info = { title: "VAT and IBAN validation API", ...options };
   const hidden = { detail: { hide: true } };
-  return new Elysia({ name: "docs" })
-    .use(
-      openapi({
-        path: "/swagger",
-        specPath: "/swagger/json",
-        provider: null,
-        documentation: {
-          info: {
-            title: "VAT and IBAN validation API",
-            version: options.version,
-            description: options.description,
-          },
-          components: {
-            securitySchemes: {
-              ApiKey: { type: "apiKey", in: "header", name: "X-API-Key", description: "your API key" },
-            },
-          },
-        },
-      }),
+  const plugin = new Elysia({ name: "docs" });
+  let document: ReturnType<typeof buildDocument> | undefined;
+  return plugin
+    .get(
+      "/swagger/json",
+      () => {
+        document ??= buildDocument(plugin, info);
+        return document;
+      },
+      hidden,
     )
     .get(
       "/swagger",
@@ -110,7 +238,7 @@ export function docs(options: { version: string; description: string }) {
       "/swagger/assets/:name",
       ({ params }) => {
         const asset = assets[params.name];
-        if (!asset) return new Response(null, { status: 404 });
+        if (!asset) throw new ApiError("not_found", `no documentation asset named ${params.name}`);
         return new Response(asset.file, {
           headers: { "content-type": asset.type, "cache-control": "public, max-age=86400" },
         });

@@ -19,14 +19,16 @@ export function renderError(error: ApiError, headers: Record<string, string | nu
  * learns which rule failed rather than reading a JSON-schema error.
  */
 export function describeBodyProblem(error: Readonly<ValidationError>): string {
-  const first = error.all[0];
+  // The raw first error: `error.all` formats every error with the value in it, which throws
+  // for some values.
+  const first = error.valueError;
   const field = first?.path.replace(/^\//, "").split("/")[0] ?? "";
-  // Non-objects are refused by the body parser, so a problem at the root is a missing field.
+  // The body parser refuses non-objects and non-string fields, so a problem at the root is a
+  // missing field.
   if (!first || field === "") return "send `vat`, `iban`, or both, as strings";
   const value = first.value;
-  if (typeof value !== "string") return `\`${field}\` must be a string`;
   const maxLength = (first.schema as { maxLength?: number }).maxLength;
-  if (maxLength !== undefined && value.length > maxLength) {
+  if (maxLength !== undefined && typeof value === "string" && value.length > maxLength) {
     return `\`${field}\` must be at most ${maxLength} characters, got ${value.length}`;
   }
   return `\`${field}\` is not valid: ${first.message}`;

@@ -1,3 +1,4 @@
+import { Type } from "@sinclair/typebox";
 import { type Static, t } from "elysia";
 import { ErrorResponseSchema, ErrorSchema } from "../errors.ts";
 import { IbanResultSchema } from "../iban/schema.ts";
@@ -9,7 +10,10 @@ export type PlanId = (typeof PLAN_IDS)[number];
 
 const PlanIdSchema = t.UnionEnum(PLAN_IDS, { description: "plan of the calling key" });
 const dateTime = (description: string) => t.String({ format: "date-time", description });
-const nullableInteger = (description: string) => t.Union([t.Integer(), t.Null()], { description });
+// TypeBox's own integer: Elysia's `t.Integer` also accepts numeric strings (for query
+// strings), which a response must not contain and the document would then advertise.
+const integer = (description?: string) => Type.Integer({ description });
+const nullableInteger = (description: string) => t.Union([integer(), t.Null()], { description });
 
 export const ValidateRequestSchema = t.Object(
   {
@@ -23,7 +27,7 @@ export type ValidateRequest = Static<typeof ValidateRequestSchema>;
 export const UsageBlockSchema = t.Object(
   {
     plan: PlanIdSchema,
-    used: t.Integer({ description: "billable validations used this period, after this request" }),
+    used: integer("billable validations used this period, after this request"),
     limit: nullableInteger("monthly quota; null when the plan has none"),
     remaining: nullableInteger("validations left this period; null when the plan has no quota"),
     reset_at: dateTime("start of the next period (00:00 UTC on the 1st)"),
@@ -50,12 +54,12 @@ export const UsageSchema = t.Object(
     plan_name: t.String(),
     price_usd_per_month: t.Number(),
     monthly_quota: nullableInteger("billable validations per month; null when the plan has none"),
-    used: t.Integer({ description: "billable validations used this period" }),
+    used: integer("billable validations used this period"),
     remaining: nullableInteger("null when the plan has no quota"),
     period_start: dateTime("start of the current period"),
     reset_at: dateTime("start of the next period"),
-    rate_limit_per_minute: t.Integer(),
-    requests_this_month: t.Integer({ description: "all validate requests, including cache hits" }),
+    rate_limit_per_minute: integer(),
+    requests_this_month: integer("all validate requests, including cache hits"),
     key_id: t.Union([t.String(), t.Null()], {
       description: "public id of the key; null for gateway subscribers",
     }),

@@ -1,0 +1,363 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { type Harness, startHarness } from "../support/harness.ts";
+
+/**
+ * The OpenAPI document at /swagger/json against the service specification: its routes,
+ * statuses, security and models are compared with tables written here from the spec.
+ */
+
+type Schema = {
+  $ref?: string;
+  type?: string | string[];
+  format?: string;
+  anyOf?: Schema[];
+  enum?: unknown[];
+  const?: unknown;
+  properties?: Record<string, Schema>;
+  required?: string[];
+  maxLength?: number;
+  minProperties?: number;
+};
+type Response = {
+  description?: string;
+  headers?: Record<string, unknown>;
+  content?: Record<string, { schema: Schema }>;
+};
+type Operation = {
+  security?: Record<string, string[]>[];
+  requestBody?: { required?: boolean; content?: Record<string, { schema: Schema }> };
+  responses: Record<string, Response>;
+};
+type Document = {
+  openapi: string;
+  info: { version: string; title: string };
+  security?: unknown;
+  paths: Record<string, Record<string, Operation>>;
+  components: { schemas: Record<string, Schema>; securitySchemes: Record<string, Record<string, string>> };
+};
+
+const MODEL = "#/components/schemas/";
+const GATEWAY_SECRET = "gateway-shared-secret-0123456789";
+
+/** Method, path, and every status with the model of its body (spec: Endpoints, Status responses). */
+const ROUTES: Record<string, Record<string, string>> = {
+  "POST /validate": {
+    200: "ValidateResponse",
+    400: "ErrorResponse",
+    401: "ErrorResponse",
+    403: "ErrorResponse",
+    413: "ErrorResponse",
+    429: "ErrorResponse",
+    503: "ErrorResponse",
+  },
+  "GET /usage": {
+    200: "Usage",
+    401: "ErrorResponse",
+    403: "ErrorResponse",
+    429: "ErrorResponse",
+    503: "ErrorResponse",
+  },
+  "GET /status": { 200: "ViesStatus", 503: "ErrorResponse" },
+  "GET /health": { 200: "Health" },
+};
+const PROTECTED = new Set(["POST /validate", "GET /usage"]);
+
+/**
+ * The spec's resource tables: each field with its type (`|null` where the spec says nullable;
+ * a model name where the field is that model). A `?` marks the fields the spec leaves optional;
+ * every other field is required ("Nullable means the field is present").
+ */
+const MODELS: Record<string, Record<string, string>> = {
+  ValidateRequest: { "vat?": "string", "iban?": "string" },
+  ValidateResponse: {
+    request_id: "string",
+    "vat?": "VatResult",
+    "iban?": "IbanResult",
+    billable: "boolean",
+    usage: "UsageBlock",
+  },
+  VatResult: {
+    input: "string",
+    valid: "boolean|null",
+    vat_number: "string|null",
+    country_code: "string|null",
+    country_name: "string|null",
+    name: "string|null",
+    address: "string|null",
+    source: "string|null",
+    cached: "boolean",
+    stale: "boolean",
+    checked_at: "date-time|null",
+    consultation_number: "string|null",
+    error: "Error|null",
+    warning: "Error|null",
+  },
+  IbanResult: {
+    input: "string",
+    valid: "boolean|null",
+    iban: "string|null",
+    iban_formatted: "string|null",
+    country_code: "string|null",
+    check_digits: "string|null",
+    bban: "string|null",
+    bank_code: "string|null",
+    branch_code: "string|null",
+    account_number: "string|null",
+    sepa: "boolean|null",
+    bank: "object|null",
+    source: "string",
+    cached: "boolean",
+    error: "Error|null",
+  },
+  UsageBlock: {
+    plan: "string",
+    used: "integer",
+    limit: "integer|null",
+    remaining: "integer|null",
+    reset_at: "date-time",
+  },
+  Usage: {
+    plan: "string",
+    plan_name: "string",
+    price_usd_per_month: "number",
+    monthly_quota: "integer|null",
+    used: "integer",
+    remaining: "integer|null",
+    period_start: "date-time",
+    reset_at: "date-time",
+    rate_limit_per_minute: "integer",
+    requests_this_month: "integer",
+    key_id: "string|null",
+  },
+  Error: { code: "string", message: "string" },
+  ErrorResponse: { error: "Error" },
+};
+
+/** The spec's Errors table. */
+const ERROR_CODES = [
+  "invalid_request",
+  "invalid_format",
+  "invalid_country",
+  "invalid_length",
+  "invalid_checksum",
+  "member_state_unavailable",
+  "service_unavailable",
+  "upstream_rate_limited",
+  "unauthorized",
+  "forbidden",
+  "rate_limited",
+  "quota_exceeded",
+  "not_found",
+  "method_not_allowed",
+  "internal_error",
+];
+
+const RATE_LIMIT_HEADERS = ["X-RateLimit-Limit", "X-RateLimit-Remaining"];
+const QUOTA_HEADERS = ["X-Quota-Limit", "X-Quota-Remaining", "X-Quota-Reset"];
+
+/** A schema's type in the notation of the MODELS table. */
+function typeOf(schema: Schema): string {
+  if (schema.$ref) return schema.$ref.slice(MODEL.length);
+  if (schema.anyOf) return [...new Set(schema.anyOf.map(typeOf))].join("|");
+  const types = Array.isArray(schema.type) ? schema.type : [schema.type];
+  return types
+    .map((type) => (type === "string" && schema.format === "date-time" ? "date-time" : type))
+    .join("|");
+}
+
+function refsIn(node: unknown): string[] {
+  if (Array.isArray(node)) return node.flatMap(refsIn);
+  if (typeof node !== "object" || node === null) return [];
+  return Object.entries(node).flatMap(([key, value]) =>
+    key === "$ref" && typeof value === "string" ? [value] : refsIn(value),
+  );
+}
+
+let harness: Harness;
+let document: Document;
+let contentType: string | null;
+
+const operation = (route: string): Operation => {
+  const [method = "", path = ""] = route.split(" ");
+  const found = document.paths[path]?.[method.toLowerCase()];
+  if (!found) throw new Error(`${route} is not in the document`);
+  return found;
+};
+const modelOf = (response: Response | undefined) => response?.content?.["application/json"]?.schema.$ref;
+
+beforeAll(async () => {
+  harness = await startHarness({ env: { GATEWAY_PROXY_SECRET: GATEWAY_SECRET } });
+  const response = await harness.app.handle(new Request("http://localhost/swagger/json"));
+  expect(response.status).toBe(200);
+  contentType = response.headers.get("content-type");
+  document = (await response.json()) as Document;
+});
+afterAll(() => harness.close());
+
+describe("the OpenAPI document", () => {
+  test("is JSON, OpenAPI 3.1, version 1.0.0", () => {
+    expect(contentType ?? "").toStartWith("application/json");
+    expect(document.openapi).toMatch(/^3\.1\.\d+$/);
+    expect(document.info.version).toBe("1.0.0");
+    expect(document.info.title).toBeTruthy();
+  });
+
+  test("lists exactly the spec's routes — no docs routes, no other methods", () => {
+    const listed = Object.entries(document.paths).flatMap(([path, item]) =>
+      Object.keys(item).map((method) => `${method.toUpperCase()} ${path}`),
+    );
+    expect(listed.sort()).toEqual(Object.keys(ROUTES).sort());
+  });
+
+  test.each(
+    Object.entries(ROUTES),
+  )("%s has exactly the spec's statuses, each with its model", (route, statuses) => {
+    const responses = operation(route).responses;
+    expect(Object.keys(responses).sort()).toEqual(Object.keys(statuses).sort());
+    for (const [status, model] of Object.entries(statuses)) {
+      expect({ status, model: modelOf(responses[status]) }).toEqual({ status, model: `${MODEL}${model}` });
+      expect(Object.keys(responses[status]?.content ?? {})).toEqual(["application/json"]);
+    }
+  });
+
+  test("every response has a description of its own and documents X-Request-Id", () => {
+    for (const route of Object.keys(ROUTES)) {
+      for (const [status, response] of Object.entries(operation(route).responses)) {
+        const where = `${route} ${status}`;
+        expect({ where, description: response.description ?? "" }).not.toMatchObject({
+          description: expect.stringMatching(/^$|^Response for status/),
+        });
+        expect({ where, headers: Object.keys(response.headers ?? {}) }).toMatchObject({
+          headers: expect.arrayContaining(["X-Request-Id"]),
+        });
+      }
+    }
+  });
+
+  test("the error responses name their codes", () => {
+    const validate = operation("POST /validate").responses;
+    for (const code of ["invalid_request", "invalid_format", "invalid_country", "invalid_length"])
+      expect(validate[400]?.description).toContain(code);
+    for (const code of ["rate_limited", "quota_exceeded"]) expect(validate[429]?.description).toContain(code);
+    for (const code of ["service_unavailable", "member_state_unavailable", "upstream_rate_limited"])
+      expect(validate[503]?.description).toContain(code);
+    expect(operation("GET /usage").responses[401]?.description).toContain("unauthorized");
+    expect(operation("GET /usage").responses[403]?.description).toContain("forbidden");
+  });
+
+  test("documents the rate-limit, quota and billing headers of /validate, and Retry-After", () => {
+    const validate = operation("POST /validate").responses;
+    expect(Object.keys(validate[200]?.headers ?? {})).toEqual(
+      expect.arrayContaining([...RATE_LIMIT_HEADERS, ...QUOTA_HEADERS, "X-Gateway-Billing"]),
+    );
+    expect(Object.keys(validate[429]?.headers ?? {})).toEqual(
+      expect.arrayContaining(["Retry-After", ...RATE_LIMIT_HEADERS]),
+    );
+    expect(Object.keys(validate[503]?.headers ?? {})).toContain("Retry-After");
+    expect(Object.keys(operation("GET /usage").responses[429]?.headers ?? {})).toContain("Retry-After");
+  });
+
+  test("the request body of /validate is required JSON only, ValidateRequest", () => {
+    const body = operation("POST /validate").requestBody;
+    expect(body?.required).toBe(true);
+    expect(Object.keys(body?.content ?? {})).toEqual(["application/json"]);
+    expect(body?.content?.["application/json"]?.schema).toEqual({ $ref: `${MODEL}ValidateRequest` });
+  });
+
+  test("the X-API-Key scheme is defined and applies to /validate and /usage only", () => {
+    expect(document.components.securitySchemes).toEqual({
+      ApiKey: expect.objectContaining({ type: "apiKey", in: "header", name: "X-API-Key" }),
+    });
+    expect(document.security).toBeUndefined();
+    for (const route of Object.keys(ROUTES)) {
+      const expected = PROTECTED.has(route) ? [{ ApiKey: [] }] : undefined;
+      expect({ route, security: operation(route).security }).toEqual({ route, security: expected });
+    }
+  });
+
+  test.each(
+    Object.entries(MODELS),
+  )("model %s has exactly the spec's fields, types and required-ness", (name, fields) => {
+    const schema = document.components.schemas[name];
+    expect(schema?.type).toBe("object");
+    const documented = Object.fromEntries(
+      Object.entries(schema?.properties ?? {}).map(([field, property]) => [
+        schema?.required?.includes(field) ? field : `${field}?`,
+        typeOf(property),
+      ]),
+    );
+    expect(documented).toEqual(fields);
+  });
+
+  test("ValidateRequest carries the spec's bounds", () => {
+    const request = document.components.schemas.ValidateRequest;
+    expect(request?.properties?.vat?.maxLength).toBe(40);
+    expect(request?.properties?.iban?.maxLength).toBe(60);
+    expect(request?.minProperties).toBe(1);
+  });
+
+  test("the closed values: every error code, the plans, the sources", () => {
+    const schemas = document.components.schemas;
+    expect(schemas.Error?.properties?.code?.enum).toEqual(ERROR_CODES);
+    expect(schemas.UsageBlock?.properties?.plan?.enum).toEqual(["free", "basic", "pro", "rapidapi"]);
+    expect(schemas.Usage?.properties?.plan?.enum).toEqual(["free", "basic", "pro", "rapidapi"]);
+    expect(schemas.VatResult?.properties?.source?.anyOf?.map((option) => option.const ?? null)).toEqual([
+      "vies",
+      "uk_authority",
+      "syntax",
+      null,
+    ]);
+    expect(schemas.IbanResult?.properties?.source?.const).toBe("offline");
+  });
+
+  test("every reference resolves, and no `$id` fragments are left", () => {
+    for (const reference of refsIn(document)) {
+      expect(reference).toStartWith(MODEL);
+      expect(document.components.schemas[reference.slice(MODEL.length)]).toBeDefined();
+    }
+    expect(JSON.stringify(document)).not.toContain('"$id"');
+  });
+});
+
+describe("the documented headers are the ones sent", () => {
+  const documented = (route: string, status: number) =>
+    Object.keys(operation(route).responses[status]?.headers ?? {});
+  const sent = (headers: Headers) => new Set([...headers.keys()]);
+  const IBAN = { iban: "DE89370400440532013000" };
+
+  test("a 200 from /validate for a direct key carries every header documented for it but the gateway's", async () => {
+    const key = await harness.createKey("basic");
+    const response = await harness.validate(key.secret, IBAN);
+    expect(response.status).toBe(200);
+    const expected = documented("POST /validate", 200).filter((name) => name !== "X-Gateway-Billing");
+    expect([...sent(response.headers)]).toEqual(
+      expect.arrayContaining(expected.map((name) => name.toLowerCase())),
+    );
+  });
+
+  test("a 200 from /validate through the gateway carries every header documented for it but the quota's", async () => {
+    const response = await harness.request("POST", "/validate", {
+      body: IBAN,
+      headers: {
+        "x-gateway-proxy-secret": GATEWAY_SECRET,
+        "x-gateway-user": `openapi-${crypto.randomUUID()}`,
+      },
+    });
+    expect(response.status).toBe(200);
+    const expected = documented("POST /validate", 200).filter((name) => !QUOTA_HEADERS.includes(name));
+    expect([...sent(response.headers)]).toEqual(
+      expect.arrayContaining(expected.map((name) => name.toLowerCase())),
+    );
+  });
+
+  test("a 429 carries Retry-After and the rate-limit headers", async () => {
+    const key = await harness.createKey("basic", { rate: 1 });
+    await harness.validate(key.secret, IBAN);
+    const response = await harness.validate(key.secret, IBAN);
+    expect(response.status).toBe(429);
+    const expected = documented("POST /validate", 429).filter((name) => name !== "X-Gateway-Billing");
+    expect([...sent(response.headers)]).toEqual(
+      expect.arrayContaining(expected.map((name) => name.toLowerCase())),
+    );
+  });
+});
