@@ -78,7 +78,10 @@ describe("the marketplace gateway", () => {
   test("a gateway call is plan rapidapi, has no quota headers and reports billing", async () => {
     const response = await harness.request<ValidateResponse>("POST", "/validate", {
       body: IBAN,
-      headers: gateway({ "x-gateway-user": `subscriber-1-${run}`, "x-gateway-key": `forwarded-key-1-${run}` }),
+      headers: gateway({
+        "x-gateway-user": `subscriber-1-${run}`,
+        "x-gateway-key": `forwarded-key-1-${run}`,
+      }),
     });
     expect(response.status).toBe(200);
     expect(response.body.usage).toMatchObject({ plan: "rapidapi", limit: null, remaining: null, used: 1 });
