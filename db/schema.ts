@@ -67,18 +67,25 @@ export const usageMonths = pgTable(
       .references(() => apiKeys.id),
     month: date("month", { mode: "string" }).notNull(),
     used: integer("used").notNull().default(0),
+    /**
+     * Live reservations of this key and month, kept beside `used` so every quota decision
+     * reads one locked row: a count over `reservations` taken in a statement that waited
+     * for that lock would see the table as it was before the wait.
+     */
+    reserved: integer("reserved").notNull().default(0),
     requests: integer("requests").notNull().default(0),
   },
   (table) => [
     primaryKey({ columns: [table.keyId, table.month] }),
     check("usage_months_used_check", sql`${table.used} >= 0`),
+    check("usage_months_reserved_check", sql`${table.reserved} >= 0`),
   ],
 );
 
 /**
- * Units held for requests whose fresh work is under way. A reservation either becomes a
- * billed unit or is deleted; one left behind by a crashed instance stops counting at
- * `expires_at` and is never billed.
+ * Units held for requests whose fresh work is under way (and counted in
+ * `usage_months.reserved`). A reservation either becomes a billed unit or is deleted; one
+ * left behind by a crashed instance is swept once `expires_at` has passed and never billed.
  */
 export const reservations = pgTable(
   "reservations",

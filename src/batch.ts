@@ -1,41 +1,49 @@
 /**
- * Group commit: callers submit items and each awaits its own result, while the items are
- * flushed together — one flush at a time, each carrying everything that arrived while the
- * previous one ran. Under load a flush carries many items; when idle, an item is flushed
- * at once, so batching adds no fixed delay.
+ * Batches concurrent calls (group commit): callers submit items and each awaits its own
+ * result, while the items are flushed together — one flush at a time, each carrying
+ * everything that arrived while the previous one ran. Under load a flush carries many items; when idle, an
+ * item is flushed at once, so batching adds no fixed delay.
  */
-export class GroupCommit<Item, Result> {
+export class Batcher<Item, Result> {
   private pending: { item: Item; resolve: (result: Result) => void; reject: (error: unknown) => void }[] = [];
-  private readonly drains = new Set<Promise<void>>();
+  private draining = false;
+  private idleWaiters: (() => void)[] = [];
 
   constructor(
     /** Returns one result per item, in order; a throw rejects every item of the batch. */
     private readonly flush: (items: Item[]) => Promise<Result[]>,
     private readonly maxBatch = 512,
-    /** Flushes that may run at once; more overlap the database's commit waits. */
-    private readonly parallelism = 1,
+    /**
+     * How long a flush waits for company. 0 takes what arrived in the same tick. A store that
+     * runs its queries synchronously (PGlite) blocks the event loop while it works, so no
+     * request can arrive during a flush; waiting a moment lets a batch form.
+     */
+    private readonly lingerMs = 0,
   ) {}
 
   submit(item: Item): Promise<Result> {
     return new Promise<Result>((resolve, reject) => {
       this.pending.push({ item, resolve, reject });
-      if (this.drains.size < this.parallelism) {
-        const drain: Promise<void> = this.drain().finally(() => this.drains.delete(drain));
-        this.drains.add(drain);
+      if (!this.draining) {
+        this.draining = true;
+        void this.drain();
       }
     });
   }
 
   /** Resolves when everything submitted so far has been flushed. */
-  async idle(): Promise<void> {
-    while (this.drains.size > 0) await Promise.all(this.drains);
+  idle(): Promise<void> {
+    if (!this.draining) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
   }
 
   private async drain(): Promise<void> {
-    // Let the requests that arrive in the same tick join the first batch.
-    await Promise.resolve();
     while (this.pending.length > 0) {
+      // Let the requests that arrive meanwhile join this batch.
+      if (this.lingerMs > 0) await Bun.sleep(this.lingerMs);
+      else await Promise.resolve();
       const batch = this.pending.splice(0, this.maxBatch);
+      if (batch.length === 0) continue;
       try {
         const results = await this.flush(batch.map((entry) => entry.item));
         batch.forEach((entry, index) => {
@@ -45,5 +53,9 @@ export class GroupCommit<Item, Result> {
         for (const entry of batch) entry.reject(error);
       }
     }
+    // In the same synchronous step as the loop's last look at `pending`: an item submitted
+    // from here on finds no drain running and starts one, so none is left behind.
+    this.draining = false;
+    for (const wake of this.idleWaiters.splice(0)) wake();
   }
 }

@@ -20,6 +20,12 @@ export interface Database {
   readonly db: Db;
   /** Runs raw SQL and returns its rows, whichever driver is underneath. */
   rows<T>(query: SQL): Promise<T[]>;
+  /**
+   * Runs one parameterized statement as a prepared statement, for the hot paths where
+   * Drizzle's query building and the server's re-planning of unnamed statements would cost
+   * more than the statement itself. Arrays are passed as Postgres arrays.
+   */
+  prepared<T>(text: string, params: unknown[]): Promise<T[]>;
   /** Runs `work` in one transaction; `rows` inside it runs raw SQL on that transaction. */
   transaction<T>(work: (rows: <R>(query: SQL) => Promise<R[]>) => Promise<T>): Promise<T>;
   /** Applies pending migrations; safe when several instances start at once. */
@@ -55,6 +61,8 @@ export function connectPostgres(url: string, options: { max?: number } = {}): Da
     kind: "postgres",
     db,
     ...rawAccess(db),
+    prepared: async <T>(text: string, params: unknown[]) =>
+      (await client.unsafe(text, params as never[], { prepare: true })) as unknown as T[],
     async migrate() {
       // A session-level advisory lock on one dedicated connection serializes concurrent
       // starts: the second instance waits, then finds nothing left to apply.
@@ -89,6 +97,7 @@ export async function openPglite(dataDir: string | null): Promise<Database> {
     kind: "pglite",
     db,
     ...rawAccess(db),
+    prepared: async <T>(text: string, params: unknown[]) => (await client.query<T>(text, params)).rows,
     migrate: () => migratePglite(drizzlePglite(client), { migrationsFolder: MIGRATIONS_FOLDER }),
     close: () => client.close(),
   };

@@ -1,4 +1,5 @@
 import { createHash, timingSafeEqual } from "node:crypto";
+import { Batcher } from "../batch.ts";
 import type { Clock } from "../clock.ts";
 import { ApiError } from "../errors.ts";
 import type { PlanId } from "../http/schemas.ts";
@@ -26,6 +27,8 @@ export type AuthenticatorOptions = {
   /** The shared secret the marketplace gateway sends; null disables the gateway route. */
   gatewayProxySecret: string | null;
   maxCachedKeys?: number;
+  /** How long a batch of key lookups waits to fill (see Batcher). */
+  batchLingerMs?: number;
 };
 
 const GATEWAY_HEADERS = ["x-gateway-proxy-secret", "x-gateway-user", "x-gateway-key", "x-gateway-host"];
@@ -58,10 +61,20 @@ export class Authenticator {
   private readonly cache = new Map<string, CacheEntry>();
   private readonly inflight = new Map<string, Promise<void>>();
   private readonly gatewaySecretDigest: Buffer | null;
+  /** Lookups of many keys travel in one query: busy services refresh hundreds of keys a second. */
+  private readonly directKeys: Batcher<string, KeyRecord | null>;
 
   constructor(private readonly options: AuthenticatorOptions) {
     this.gatewaySecretDigest =
       options.gatewayProxySecret === null ? null : digest(options.gatewayProxySecret);
+    this.directKeys = new Batcher(
+      async (hashes) => {
+        const found = await options.keys.findBySecretHashes([...new Set(hashes)]);
+        return hashes.map((hash) => found.get(hash) ?? null);
+      },
+      512,
+      options.batchLingerMs,
+    );
   }
 
   /** Throws ApiError `unauthorized` (401) or `forbidden` (403). */
@@ -76,7 +89,7 @@ export class Authenticator {
     }
     if (!isWellFormedSecret(secret)) throw new ApiError("unauthorized", "the API key is not valid");
     const record = await this.lookup(`d:${hashSecret(secret)}`, (cacheKey) =>
-      this.options.keys.findBySecretHash(cacheKey.slice(2)),
+      this.directKeys.submit(cacheKey.slice(2)),
     );
     if (!record) throw new ApiError("unauthorized", "the API key is not valid");
     return this.accountOf(record);

@@ -1,4 +1,4 @@
-import { asc, eq, sql } from "drizzle-orm";
+import { asc, eq, inArray, sql } from "drizzle-orm";
 import { apiKeys, plans } from "../../db/schema.ts";
 import type { Database } from "../db.ts";
 import type { PlanId } from "../http/schemas.ts";
@@ -46,12 +46,13 @@ export class KeyStore {
     }
   }
 
-  async findBySecretHash(secretHash: string): Promise<KeyRecord | null> {
+  /** The keys with these secret hashes, in one query; hashes without a key are absent. */
+  async findBySecretHashes(secretHashes: string[]): Promise<Map<string, KeyRecord>> {
     const rows = await this.database.db
-      .select(keyColumns)
+      .select({ ...keyColumns, secretHash: apiKeys.secretHash })
       .from(apiKeys)
-      .where(eq(apiKeys.secretHash, secretHash));
-    return (rows[0] as KeyRecord | undefined) ?? null;
+      .where(inArray(apiKeys.secretHash, secretHashes));
+    return new Map(rows.map(({ secretHash, ...record }) => [secretHash as string, record as KeyRecord]));
   }
 
   async findById(id: string): Promise<KeyRecord | null> {

@@ -1,5 +1,5 @@
 import { type SQL, sql } from "drizzle-orm";
-import { GroupCommit } from "../batch.ts";
+import { Batcher } from "../batch.ts";
 import type { Clock } from "../clock.ts";
 import type { Database } from "../db.ts";
 import { periodAt } from "./period.ts";
@@ -23,72 +23,80 @@ export type MeterAdmission =
 
 export type MeterUsage = { used: number; requests: number };
 
+export type Settlement = { used: number; billed: boolean };
+
+type Admission = { request: MeterRequest; month: string; resetMs: number };
+
 type Operation =
-  | { kind: "admit"; request: MeterRequest; month: string; resetMs: number }
+  | ({ kind: "reserve" } & Admission)
   | { kind: "settle"; reservation: Reservation; bill: boolean };
 
-type Outcome = MeterAdmission | { used: number; billed: boolean };
+type Outcome = MeterAdmission | Settlement;
 
-/** An admission that needs no reservation: it counts a request and maybe charges a unit. */
-type Charge = { request: MeterRequest; month: string; resetMs: number };
+type Rows = <R>(query: SQL) => Promise<R[]>;
+
+/** One usage row as a batch sees and changes it. */
+type Group = {
+  keyId: string;
+  month: string;
+  requests: number;
+  used: number;
+  reserved: number;
+  changed: boolean;
+};
+
+const NO_QUOTA = -1;
 
 /**
  * The usage meter: admission against the monthly quota, reservations for fresh work, and
  * settlement. Every operation is durable in Postgres (or PGlite) before its promise
- * resolves, and concurrent operations are group-committed: one transaction carries many
- * requests. Exactness across instances comes from row locks on the usage rows, taken in
- * key order inside that transaction. See docs/decisions.md, "Exact billing".
+ * resolves, and concurrent operations are batched: one statement or transaction carries
+ * many requests. Every quota decision reads and writes a single locked `usage_months` row
+ * (`used` billed units, `reserved` units held), with rows locked in key order in every
+ * instance — exact across instances, without deadlocks. See docs/decisions.md, "Exact billing".
  */
 export class Meter {
-  private readonly commits: GroupCommit<Operation, Outcome>;
-  private readonly charges: GroupCommit<Charge, MeterAdmission>;
+  private readonly charges: Batcher<Admission, MeterAdmission>;
+  private readonly operations: Batcher<Operation, Outcome>;
   private lastSweepMs = 0;
 
   constructor(
     private readonly database: Database,
     private readonly clock: Clock,
     private readonly options: {
+      /** How long a reservation holds its unit if it is never settled (a crashed instance). */
       reservationTtlMs: number;
-      sweepEveryMs?: number;
-      /** Batches of charges committed at the same time; each waits for its own commit. */
-      parallelCommits?: number;
+      /** How long a batch waits to fill (see Batcher); for databases that block the event loop. */
+      batchLingerMs?: number;
     },
   ) {
-    this.commits = new GroupCommit((operations) => this.commit(operations));
-    this.charges = new GroupCommit((items) => this.commitCharges(items), 512, options.parallelCommits ?? 1);
+    const linger = options.batchLingerMs ?? 0;
+    this.charges = new Batcher((items) => this.commitCharges(items), 512, linger);
+    this.operations = new Batcher((items) => this.commitOperations(items), 512, linger);
   }
 
   /**
    * Counts one validate request and, when asked, bills or reserves one unit — refused when
-   * the quota has no unit left. Resolves once the transaction that carries it committed.
+   * the quota has no unit left. Resolves once the commit that carries it is durable.
    */
-  async admit(request: MeterRequest): Promise<MeterAdmission> {
-    const period = periodAt(this.clock.now());
-    if (!request.reserve)
-      return this.charges.submit({ request, month: period.month, resetMs: period.resetMs });
-    return (await this.commits.submit({
-      kind: "admit",
-      request,
-      month: period.month,
-      resetMs: period.resetMs,
-    })) as MeterAdmission;
+  admit(request: MeterRequest): Promise<MeterAdmission> {
+    const { month, resetMs } = periodAt(this.clock.now());
+    if (!request.reserve) return this.charges.submit({ request, month, resetMs });
+    return this.operations.submit({ kind: "reserve", request, month, resetMs }) as Promise<MeterAdmission>;
   }
 
   /**
-   * Turns a reservation into a billed unit (`bill`) or releases it. A reservation that
-   * outlived its lease was already released to other requests and is never billed.
+   * Turns a reservation into a billed unit (`bill`) or releases it. A reservation swept
+   * after its lease ran out was already released to other requests and is never billed.
    */
-  async settle(reservation: Reservation, bill: boolean): Promise<{ used: number; billed: boolean }> {
-    return (await this.commits.submit({ kind: "settle", reservation, bill })) as {
-      used: number;
-      billed: boolean;
-    };
+  settle(reservation: Reservation, bill: boolean): Promise<Settlement> {
+    return this.operations.submit({ kind: "settle", reservation, bill }) as Promise<Settlement>;
   }
 
   /** Usage of one key in the period containing `nowMs`, without counting a request. */
   async usage(keyId: string, nowMs: number): Promise<MeterUsage> {
     const { month } = periodAt(nowMs);
-    const rows = await this.database.rows<{ used: number; requests: number }>(
+    const rows = await this.database.rows<MeterUsage>(
       sql`SELECT used, requests FROM usage_months WHERE key_id = ${keyId} AND month = ${month}::date`,
     );
     return rows[0] ?? { used: 0, requests: 0 };
@@ -96,20 +104,18 @@ export class Meter {
 
   /** Resolves when every submitted operation has committed or failed. */
   async idle(): Promise<void> {
-    await Promise.all([this.commits.idle(), this.charges.idle()]);
+    await Promise.all([this.charges.idle(), this.operations.idle()]);
   }
 
   /**
    * The common case — requests that count and maybe charge, with no reservation — in one
-   * statement per batch: it locks the batch's usage rows in key order, grants each key
-   * `min(charges, quota − used − live reservations)` units against the locked values, and
-   * returns the usage before and after. One round trip, one commit, exact across instances.
+   * statement per batch (CHARGE_SQL): one round trip, one commit. Units go to the batch's
+   * requests in arrival order.
    */
-  private async commitCharges(items: Charge[]): Promise<MeterAdmission[]> {
-    const nowMs = this.clock.now();
+  private async commitCharges(items: Admission[]): Promise<MeterAdmission[]> {
     const groups = new Map<
       string,
-      { keyId: string; month: string; requests: number; units: number; quota: number | null }
+      { keyId: string; month: string; requests: number; units: number; quota: number }
     >();
     for (const { request, month } of items) {
       const id = `${request.keyId}|${month}`;
@@ -118,37 +124,47 @@ export class Meter {
         month,
         requests: 0,
         units: 0,
-        quota: request.quota,
+        quota: request.quota ?? NO_QUOTA,
       };
       group.requests += 1;
       if (request.charge) group.units += 1;
       groups.set(id, group);
     }
-    let ordered = [...groups.values()].sort(byKeyAndMonth);
-    const results = new Map<string, { before: number; after: number }>();
-    for (let attempt = 1; ordered.length > 0; attempt++) {
-      const rows = await this.withRetry(() => this.chargeStatement(ordered, nowMs));
-      for (const row of rows)
-        results.set(`${row.key_id}|${row.month}`, { before: row.before, after: row.used });
+    let pending = [...groups.values()].sort(byKeyAndMonth);
+    const granted = new Map<string, { next: number; left: number; after: number }>();
+    for (let attempt = 1; pending.length > 0; attempt++) {
+      const rows = await withRetry(() =>
+        this.database.prepared<{ key_id: string; month: string; before: number; used: number }>(CHARGE_SQL, [
+          pending.map((g) => g.keyId),
+          pending.map((g) => g.month),
+          pending.map((g) => g.requests),
+          pending.map((g) => g.units),
+          pending.map((g) => g.quota),
+        ]),
+      );
+      for (const row of rows) {
+        granted.set(`${row.key_id}|${row.month}`, {
+          next: row.before,
+          left: row.used - row.before,
+          after: row.used,
+        });
+      }
       // A key's first request of a month finds no usage row: create the rows, then charge again.
-      ordered = ordered.filter((group) => !results.has(`${group.keyId}|${group.month}`));
-      if (ordered.length === 0) break;
+      pending = pending.filter((group) => !granted.has(`${group.keyId}|${group.month}`));
+      if (pending.length === 0) break;
       if (attempt > 2) throw new Error("usage rows could not be created");
       await this.database.rows(sql`
         INSERT INTO usage_months (key_id, month)
         SELECT d.key_id, d.month::date FROM jsonb_to_recordset(${JSON.stringify(
-          ordered.map((g) => ({ key_id: g.keyId, month: g.month })),
+          pending.map((g) => ({ key_id: g.keyId, month: g.month })),
         )}::jsonb) AS d(key_id text, month text)
         ORDER BY d.key_id, d.month
         ON CONFLICT (key_id, month) DO NOTHING`);
     }
-    const granted = new Map<string, { next: number; left: number; after: number }>();
-    for (const [id, { before, after }] of results)
-      granted.set(id, { next: before, left: after - before, after });
+    this.sweepWhenDue(this.clock.now());
     return items.map(({ request, month, resetMs }) => {
       const group = granted.get(`${request.keyId}|${month}`) as { next: number; left: number; after: number };
       if (!request.charge) return { ok: true, used: group.after, charged: false, reservation: null, resetMs };
-      // Units go to the batch's requests in arrival order.
       if (group.left === 0) return { ok: false, used: group.after, resetMs };
       group.left -= 1;
       group.next += 1;
@@ -156,173 +172,120 @@ export class Meter {
     });
   }
 
-  private chargeStatement(
-    groups: { keyId: string; month: string; requests: number; units: number; quota: number | null }[],
-    nowMs: number,
-  ) {
-    return this.database.rows<{ key_id: string; month: string; before: number; used: number }>(sql`
-      WITH d AS (
-        SELECT * FROM jsonb_to_recordset(${JSON.stringify(
-          groups.map((g) => ({
-            key_id: g.keyId,
-            month: g.month,
-            requests: g.requests,
-            units: g.units,
-            quota: g.quota,
-          })),
-        )}::jsonb) AS d(key_id text, month text, requests int, units int, quota int)
-      ), locked AS (
-        SELECT u.key_id, u.month, u.used AS before,
-          (SELECT count(*)::int FROM reservations r
-            WHERE r.key_id = u.key_id AND r.month = u.month
-              AND r.expires_at > ${new Date(nowMs).toISOString()}::timestamptz) AS held
-        FROM usage_months u JOIN d ON u.key_id = d.key_id AND u.month = d.month::date
-        ORDER BY u.key_id, u.month
-        FOR UPDATE OF u
-      )
-      UPDATE usage_months AS u SET
-        requests = u.requests + d.requests,
-        used = u.used + CASE WHEN d.quota IS NULL THEN d.units
-          ELSE LEAST(d.units, GREATEST(0, d.quota - locked.before - locked.held)) END
-      FROM d, locked
-      WHERE u.key_id = d.key_id AND u.month = d.month::date AND locked.key_id = u.key_id AND locked.month = u.month
-      RETURNING u.key_id, to_char(u.month, 'YYYY-MM-DD') AS month, locked.before, u.used`);
-  }
-
-  private async withRetry<T>(work: () => Promise<T>): Promise<T> {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await work();
-      } catch (error) {
-        // Lock order makes deadlocks unlikely, not impossible (a sweep, a foreign session):
-        // Postgres aborts one side, and redoing the statement is always correct.
-        if (attempt >= 3 || !isRetryable(error)) throw error;
-      }
-    }
-  }
-
-  private async commit(operations: Operation[]): Promise<Outcome[]> {
+  /** Reservations and settlements, in one transaction per batch. */
+  private async commitOperations(operations: Operation[]): Promise<Outcome[]> {
     const nowMs = this.clock.now();
-    const sweep = nowMs - this.lastSweepMs >= (this.options.sweepEveryMs ?? 60_000);
-    const outcomes = await this.withRetry(() =>
-      this.database.transaction((rows) => this.apply(rows, operations, nowMs, sweep)),
+    const outcomes = await withRetry(() =>
+      this.database.transaction((rows) => this.applyOperations(rows, operations, nowMs)),
     );
-    if (sweep) this.lastSweepMs = nowMs;
+    this.sweepWhenDue(nowMs);
     return outcomes;
   }
 
-  private async apply(
-    rows: Rows,
-    operations: Operation[],
-    nowMs: number,
-    sweep: boolean,
-  ): Promise<Outcome[]> {
-    const now = new Date(nowMs).toISOString();
+  /** Starts a sweep when the last one is SWEEP_EVERY_MS old; a failed one is retried by a later batch. */
+  private sweepWhenDue(nowMs: number): void {
+    if (nowMs - this.lastSweepMs < SWEEP_EVERY_MS) return;
+    this.lastSweepMs = nowMs;
+    // Outside the batch's transaction, so it never holds the batch's row locks.
+    this.sweepExpired().catch(() => {
+      this.lastSweepMs = 0;
+    });
+  }
+
+  private async applyOperations(rows: Rows, operations: Operation[], nowMs: number): Promise<Outcome[]> {
     const groups = new Map<string, Group>();
     const groupOf = (keyId: string, month: string): Group => {
       const id = `${keyId}|${month}`;
       let group = groups.get(id);
       if (!group) {
-        group = { keyId, month, requests: 0, used: 0, held: 0, usedDelta: 0 };
+        group = { keyId, month, requests: 0, used: 0, reserved: 0, changed: false };
         groups.set(id, group);
       }
       return group;
     };
     for (const operation of operations) {
-      if (operation.kind === "admit") groupOf(operation.request.keyId, operation.month).requests += 1;
+      if (operation.kind === "reserve") groupOf(operation.request.keyId, operation.month).requests += 1;
       else groupOf(operation.reservation.keyId, operation.reservation.month);
     }
     const ordered = [...groups.values()].sort(byKeyAndMonth);
 
-    // One statement creates missing usage rows, counts the requests and locks every row this
-    // batch touches, in key order — the same order in every instance, so concurrent batches
-    // queue behind each other instead of deadlocking.
-    const locked = await rows<{ key_id: string; month: string; used: number; held: number }>(sql`
-      INSERT INTO usage_months (key_id, month, used, requests)
-      SELECT d.key_id, d.month::date, 0, d.requests
+    // Creates missing rows, counts the requests and locks every row of the batch, in key order.
+    const locked = await rows<{ key_id: string; month: string; used: number; reserved: number }>(sql`
+      INSERT INTO usage_months (key_id, month, requests)
+      SELECT d.key_id, d.month::date, d.requests
       FROM jsonb_to_recordset(${JSON.stringify(
         ordered.map((g) => ({ key_id: g.keyId, month: g.month, requests: g.requests })),
       )}::jsonb) AS d(key_id text, month text, requests int)
       ORDER BY d.key_id, d.month
       ON CONFLICT (key_id, month) DO UPDATE SET requests = usage_months.requests + EXCLUDED.requests
-      RETURNING key_id, to_char(month, 'YYYY-MM-DD') AS month, used,
-        (SELECT count(*)::int FROM reservations r
-          WHERE r.key_id = usage_months.key_id AND r.month = usage_months.month
-            AND r.expires_at > ${now}::timestamptz) AS held`);
+      RETURNING key_id, to_char(month, 'YYYY-MM-DD') AS month, used, reserved`);
     for (const row of locked) {
       const group = groupOf(row.key_id, row.month);
       group.used = row.used;
-      group.held = row.held;
+      group.reserved = row.reserved;
     }
 
     const results: Outcome[] = new Array(operations.length);
-    const live = await this.releaseSettled(rows, operations, now);
+    const settled = await this.deleteReservations(rows, operations);
     operations.forEach((operation, index) => {
       if (operation.kind !== "settle") return;
-      const { reservation, bill } = operation;
-      const group = groupOf(reservation.keyId, reservation.month);
-      const wasLive = live.has(reservation.id);
-      if (wasLive) group.held -= 1;
-      const billed = bill && wasLive;
-      if (billed) {
-        group.used += 1;
-        group.usedDelta += 1;
+      const group = groupOf(operation.reservation.keyId, operation.reservation.month);
+      const held = settled.has(operation.reservation.id);
+      const billed = held && operation.bill;
+      if (held) {
+        group.reserved -= 1;
+        group.changed = true;
       }
+      if (billed) group.used += 1;
       results[index] = { used: group.used, billed };
     });
 
     const holds: { index: number; group: Group }[] = [];
     operations.forEach((operation, index) => {
-      if (operation.kind !== "admit") return;
-      const { request, resetMs } = operation;
-      const group = groupOf(request.keyId, operation.month);
-      const wantsUnit = request.charge || request.reserve;
-      const hasRoom = request.quota === null || group.used + group.held < request.quota;
-      if (wantsUnit && !hasRoom) {
-        results[index] = { ok: false, used: group.used, resetMs };
+      if (operation.kind !== "reserve") return;
+      const group = groupOf(operation.request.keyId, operation.month);
+      const { quota } = operation.request;
+      if (quota !== null && group.used + group.reserved >= quota) {
+        results[index] = { ok: false, used: group.used, resetMs: operation.resetMs };
         return;
       }
-      if (request.reserve) {
-        group.held += 1;
-        holds.push({ index, group });
-      } else if (request.charge) {
-        group.used += 1;
-        group.usedDelta += 1;
-      }
+      group.reserved += 1;
+      group.changed = true;
+      holds.push({ index, group });
       results[index] = {
         ok: true,
         used: group.used,
-        charged: request.charge && !request.reserve,
+        charged: false,
         reservation: null,
-        resetMs,
+        resetMs: operation.resetMs,
       };
     });
 
-    const changed = ordered.filter((group) => group.usedDelta > 0);
+    const changed = ordered.filter((group) => group.changed);
     if (changed.length > 0) {
+      // The rows are locked by this transaction, so the values computed here are the truth.
       await rows(sql`
-        UPDATE usage_months AS u SET used = u.used + d.units
+        UPDATE usage_months AS u SET used = d.used, reserved = d.reserved
         FROM jsonb_to_recordset(${JSON.stringify(
-          changed.map((g) => ({ key_id: g.keyId, month: g.month, units: g.usedDelta })),
-        )}::jsonb) AS d(key_id text, month text, units int)
+          changed.map((g) => ({ key_id: g.keyId, month: g.month, used: g.used, reserved: g.reserved })),
+        )}::jsonb) AS d(key_id text, month text, used int, reserved int)
         WHERE u.key_id = d.key_id AND u.month = d.month::date`);
     }
     if (holds.length > 0) await this.insertReservations(rows, holds, results, nowMs);
-    if (sweep) await rows(sql`DELETE FROM reservations WHERE expires_at <= ${now}::timestamptz`);
     return results;
   }
 
-  /** Deletes the settled reservations; returns the ids that were still within their lease. */
-  private async releaseSettled(rows: Rows, operations: Operation[], now: string): Promise<Set<number>> {
+  /** Deletes the settled reservations; returns the ids that still existed (still held a unit). */
+  private async deleteReservations(rows: Rows, operations: Operation[]): Promise<Set<number>> {
     const ids = operations.flatMap((operation) =>
       operation.kind === "settle" ? [operation.reservation.id] : [],
     );
     if (ids.length === 0) return new Set();
-    const deleted = await rows<{ id: string | number; live: boolean }>(sql`
+    const deleted = await rows<{ id: string | number }>(sql`
       DELETE FROM reservations
       WHERE id IN (SELECT value::bigint FROM jsonb_array_elements_text(${JSON.stringify(ids)}::jsonb))
-      RETURNING id, expires_at > ${now}::timestamptz AS live`);
-    return new Set(deleted.filter((row) => row.live).map((row) => Number(row.id)));
+      RETURNING id`);
+    return new Set(deleted.map((row) => Number(row.id)));
   }
 
   private async insertReservations(
@@ -354,26 +317,76 @@ export class Meter {
       result.reservation = { id, keyId: group.keyId, month: group.month };
     }
   }
+
+  /**
+   * Releases reservations whose lease ran out — their instance died before settling them —
+   * returning their units to the quota. Runs every SWEEP_EVERY_MS while the meter is used.
+   */
+  async sweepExpired(): Promise<void> {
+    const nowMs = this.clock.now();
+    await this.database.transaction(async (rows) => {
+      const expired = await rows<{ key_id: string; month: string; n: number }>(sql`
+        WITH gone AS (
+          DELETE FROM reservations WHERE expires_at <= ${new Date(nowMs).toISOString()}::timestamptz
+          RETURNING key_id, month
+        )
+        SELECT key_id, to_char(month, 'YYYY-MM-DD') AS month, count(*)::int AS n FROM gone GROUP BY 1, 2`);
+      const ordered = expired
+        .map((row) => ({ keyId: row.key_id, month: row.month, n: row.n }))
+        .sort(byKeyAndMonth);
+      if (ordered.length === 0) return;
+      await rows(sql`
+        UPDATE usage_months AS u SET reserved = GREATEST(0, u.reserved - d.n)
+        FROM (
+          SELECT * FROM jsonb_to_recordset(${JSON.stringify(
+            ordered.map((g) => ({ key_id: g.keyId, month: g.month, n: g.n })),
+          )}::jsonb) AS d(key_id text, month text, n int) ORDER BY d.key_id, d.month
+        ) AS d
+        WHERE u.key_id = d.key_id AND u.month = d.month::date`);
+    });
+  }
 }
 
-type Rows = <R>(query: SQL) => Promise<R[]>;
+/** How often expired reservations are looked for. */
+const SWEEP_EVERY_MS = 10_000;
 
-type Group = {
-  keyId: string;
-  month: string;
-  /** Validate requests counted by this batch. */
-  requests: number;
-  used: number;
-  /** Live reservations. */
-  held: number;
-  /** Units this batch bills. */
-  usedDelta: number;
-};
+/**
+ * Charges a batch: $1..$5 are parallel arrays (key, month, requests, units, quota; −1 for
+ * no quota). The CTE locks the batch's usage rows in key order — a row locked after a wait
+ * is read in its newest version — and the update grants min(units, quota − used − reserved)
+ * against those values, returning `used` before and after.
+ */
+const CHARGE_SQL = `
+  WITH d AS (
+    -- Months travel as text: the Drizzle-configured client passes date values through as given.
+    SELECT key_id, month::date AS month, requests, units, quota
+    FROM unnest($1::text[], $2::text[], $3::int[], $4::int[], $5::int[]) AS d(key_id, month, requests, units, quota)
+  ), locked AS (
+    SELECT u.key_id, u.month, u.used AS before, u.reserved
+    FROM usage_months u JOIN d ON u.key_id = d.key_id AND u.month = d.month
+    ORDER BY u.key_id, u.month
+    FOR UPDATE OF u
+  )
+  UPDATE usage_months AS u SET
+    requests = u.requests + d.requests,
+    used = u.used + CASE WHEN d.quota < 0 THEN d.units
+      ELSE LEAST(d.units, GREATEST(0, d.quota - locked.before - locked.reserved)) END
+  FROM d, locked
+  WHERE u.key_id = d.key_id AND u.month = d.month AND locked.key_id = u.key_id AND locked.month = u.month
+  RETURNING u.key_id, to_char(u.month, 'YYYY-MM-DD') AS month, locked.before, u.used`;
 
-function isRetryable(error: unknown): boolean {
-  const code = (error as { code?: unknown }).code;
-  // 40P01 deadlock detected, 40001 serialization failure.
-  return code === "40P01" || code === "40001";
+async function withRetry<T>(work: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await work();
+    } catch (error) {
+      // Lock order makes deadlocks unlikely, not impossible (a foreign session): Postgres
+      // aborts one side, and redoing the statement or transaction is always correct.
+      const code = (error as { code?: unknown }).code;
+      const retryable = code === "40P01" || code === "40001";
+      if (attempt >= 3 || !retryable) throw error;
+    }
+  }
 }
 
 function byKeyAndMonth(a: { keyId: string; month: string }, b: { keyId: string; month: string }): number {

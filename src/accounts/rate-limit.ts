@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { GroupCommit } from "../batch.ts";
+import { Batcher } from "../batch.ts";
 import type { Clock } from "../clock.ts";
 import type { Database } from "../db.ts";
 import type { Logger } from "../log.ts";
@@ -81,7 +81,7 @@ export function counterWithFallback(
  */
 export function databaseCounter(database: Database): WindowCounter {
   let lastCleanupMs = 0;
-  const commits = new GroupCommit<{ keyId: string; windowStartMs: number }, number>(async (items) => {
+  const commits = new Batcher<{ keyId: string; windowStartMs: number }, number>(async (items) => {
     const totals = new Map<string, number>();
     for (const item of items) {
       const id = `${item.keyId}|${item.windowStartMs}`;

@@ -78,13 +78,17 @@ describe("meter", () => {
     expect(await meter.usage(keyId, clock.now())).toEqual({ used: 2, requests: 4 });
   });
 
-  test("a reservation past its lease is released to others and never billed", async () => {
+  test("a reservation left unsettled (a crashed instance) is swept after its lease and never billed", async () => {
     const clock = manualClock(Date.parse("2026-03-15T12:00:00Z"));
     const meter = new Meter(database, clock, { reservationTtlMs: 30_000 });
     const keyId = await newKey();
     const held = await meter.admit({ keyId, quota: 1, charge: false, reserve: true });
     expect(await meter.admit({ keyId, quota: 1, charge: true, reserve: false })).toMatchObject({ ok: false });
-    clock.advance(30_001);
+    clock.advance(29_000);
+    await meter.sweepExpired();
+    expect(await meter.admit({ keyId, quota: 1, charge: true, reserve: false })).toMatchObject({ ok: false });
+    clock.advance(1_001);
+    await meter.sweepExpired();
     expect(await meter.admit({ keyId, quota: 1, charge: true, reserve: false })).toMatchObject({
       ok: true,
       used: 1,

@@ -1,0 +1,2 @@
+ALTER TABLE "usage_months" ADD COLUMN "reserved" integer DEFAULT 0 NOT NULL;--> statement-breakpoint
+ALTER TABLE "usage_months" ADD CONSTRAINT "usage_months_reserved_check" CHECK ("usage_months"."reserved" >= 0);
