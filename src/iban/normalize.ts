@@ -24,12 +24,18 @@ for (const c of [0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x20, 0x2d, 0x2e]) ASCII_OUTPUT[c
 
 /**
  * Non-ASCII separators: no-break, typographic and ideographic spaces (U+00A0, U+2000–U+200A, U+202F,
- * U+205F, U+3000) and typographic dashes (U+2010–U+2015, U+2212), which word processors substitute.
+ * U+205F, U+3000) and typographic dashes (U+2010–U+2015, U+2212), which word processors substitute,
+ * and the invisible characters that ride along with copy and paste: soft hyphen (U+00AD),
+ * zero-width space and joiners (U+200B–U+200D), word joiner (U+2060) and byte-order mark (U+FEFF).
+ * VAT numbers ignore the same ones.
  */
 function isUnicodeSeparator(c: number): boolean {
   return (
     c === 0x00a0 ||
-    (c >= 0x2000 && c <= 0x200a) ||
+    c === 0x00ad ||
+    (c >= 0x2000 && c <= 0x200d) ||
+    c === 0x2060 ||
+    c === 0xfeff ||
     (c >= 0x2010 && c <= 0x2015) ||
     c === 0x202f ||
     c === 0x205f ||
