@@ -13,6 +13,9 @@ import { requestIds } from "./http/request-id.ts";
 import { models } from "./http/schemas.ts";
 import type { IbanEngine } from "./iban/engine.ts";
 import type { Logger } from "./log.ts";
+import { metricsEndpoint, readiness } from "./observability/endpoints.ts";
+import type { Metrics } from "./observability/metrics.ts";
+import { noteRequest, requestLogging } from "./observability/request-log.ts";
 import { quotaHeaders, usageReport } from "./validation/usage.ts";
 import { validate } from "./validation/validate.ts";
 import type { VatService } from "./vat/service.ts";
@@ -29,6 +32,12 @@ export type AppDeps = {
   authenticator: Authenticator;
   rateLimiter: RateLimiter;
   meter: Meter;
+  metrics: Metrics;
+  /** Resolves when the database answers; rejects otherwise. */
+  pingDatabase(): Promise<void>;
+  /** Resolves when the shared store answers; rejects otherwise. */
+  pingStore(): Promise<void>;
+  storeKind: "memory" | "redis" | "upstash";
 };
 
 const API_DESCRIPTION =
@@ -40,6 +49,8 @@ const ROUTES: Record<string, string[]> = {
   "/usage": ["GET"],
   "/status": ["GET"],
   "/health": ["GET"],
+  "/ready": ["GET"],
+  "/metrics": ["GET"],
   "/swagger": ["GET"],
   "/swagger/json": ["GET"],
 };
@@ -55,14 +66,21 @@ const FORBIDDEN = { description: "`forbidden`: the key is revoked" };
 export function buildApp(deps: AppDeps) {
   return new Elysia()
     .use(requestIds())
+    .use(requestLogging({ log: deps.log, metrics: deps.metrics, knownPaths: Object.keys(ROUTES) }))
     .use(errorHandling({ log: deps.log, allowedMethods: (path) => ROUTES[path] }))
     .use(docs({ version: "1.0.0", description: API_DESCRIPTION }))
     .model(models)
     .use(authentication({ authenticator: deps.authenticator, rateLimiter: deps.rateLimiter }))
     .post(
       "/validate",
-      async ({ body, caller, set, requestId }) => {
+      async ({ body, caller, set, requestId, request }) => {
         const outcome = await validate(deps, caller.account, body, requestId);
+        noteRequest(request, {
+          billable: outcome.billable,
+          ...(outcome.body.vat && { vat: outcome.body.vat }),
+          ...(outcome.body.iban && { iban: outcome.body.iban }),
+          ...(outcome.upstream && { upstream: outcome.upstream }),
+        });
         Object.assign(
           set.headers,
           quotaHeaders(caller.account, outcome.body.usage.used, Date.parse(outcome.body.usage.reset_at)),
@@ -115,7 +133,7 @@ export function buildApp(deps: AppDeps) {
         },
       },
     )
-    .get("/usage", ({ caller }) => usageReport(deps.meter, caller.account, deps.clock.now()), {
+    .get("/usage", ({ caller }) => usageReport(deps.meter, caller.account, deps.clock.now(), deps.metrics), {
       caller: true,
       response: { 200: "Usage", ...errorResponses(401, 403, 429, 503) },
       detail: {
@@ -167,7 +185,9 @@ export function buildApp(deps: AppDeps) {
     .get("/health", () => ({ status: "ok" as const, registry_version: deps.iban.registryVersion }), {
       response: { 200: "Health" },
       detail: { summary: "Liveness probe", responses: { 200: { description: "The service is alive" } } },
-    });
+    })
+    .use(readiness({ pingDatabase: deps.pingDatabase, pingStore: deps.pingStore, storeKind: deps.storeKind }))
+    .use(metricsEndpoint(deps.metrics, deps.config.METRICS_TOKEN ?? null));
 }
 
 export type App = ReturnType<typeof buildApp>;

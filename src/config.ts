@@ -17,6 +17,12 @@ export const ConfigSchema = t.Object({
   PORT: t.Integer({ minimum: 0, maximum: 65535, default: 3000 }),
   HOST: t.String({ default: "0.0.0.0" }),
   LOG_LEVEL: oneOf(["debug", "info", "warn", "error", "silent"] as const, "info"),
+  /** On SIGTERM/SIGINT, how long in-flight requests may take to finish before connections are closed. */
+  SHUTDOWN_TIMEOUT_MS: t.Integer({ minimum: 0, maximum: 120_000, default: 15_000 }),
+  /** How long the server retries an unreachable Postgres at start before giving up. */
+  STARTUP_TIMEOUT_MS: t.Integer({ minimum: 0, maximum: 600_000, default: 30_000 }),
+  /** When set, GET /metrics requires `Authorization: Bearer <METRICS_TOKEN>`. */
+  METRICS_TOKEN: t.Optional(t.String({ minLength: 1 })),
   /** Bodies above this many bytes are refused with 413 before they are read whole. */
   MAX_BODY_BYTES: t.Integer({ minimum: 64, maximum: 1_048_576, default: 16_384 }),
 

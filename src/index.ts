@@ -17,11 +17,24 @@ try {
 const log = createLogger(config.LOG_LEVEL);
 let services: ReturnType<typeof createServices>;
 try {
-  const storage = await openStorage(config, log, "server");
+  const storage = await openStorage(config, log, "server", config.STARTUP_TIMEOUT_MS);
   services = createServices(config, { clock: systemClock, log, storage });
 } catch (error) {
   log.error("startup_failed", { error: error instanceof Error ? error.message : String(error) });
   process.exit(1);
+}
+
+// A shared store that is down does not stop the service: caches degrade to VIES and
+// per-minute windows to in-process counting until it answers again.
+if (services.store.kind !== "memory") {
+  await services.store.ping().then(
+    () => log.info("store_connected", { store: services.store.kind }),
+    (error: unknown) =>
+      log.warn("store_unreachable_starting_degraded", {
+        store: services.store.kind,
+        error: error instanceof Error ? error.message : String(error),
+      }),
+  );
 }
 
 const app = buildApp(services).listen({
@@ -38,15 +51,28 @@ log.info("listening", {
   registry: services.iban.registryVersion,
 });
 
+/**
+ * Stops accepting connections, lets in-flight requests finish (each settles its own billing
+ * reservation) for up to SHUTDOWN_TIMEOUT_MS, waits for the meter's last commits, closes the
+ * database and the store, and exits 0. A request still running at the bound is cut off: its
+ * reservation, never settled, lapses unbilled.
+ */
 let stopping = false;
 async function shutdown(signal: string): Promise<void> {
   if (stopping) return;
   stopping = true;
-  log.info("shutting_down", { signal });
+  log.info("shutting_down", { signal, pending_requests: app.server?.pendingRequests });
   admin?.stop();
-  await app.stop(false);
+  const drained = await Promise.race([
+    app.stop(false).then(() => true),
+    Bun.sleep(config.SHUTDOWN_TIMEOUT_MS).then(() => false),
+  ]);
+  if (!drained) {
+    log.warn("shutdown_timeout", { pending_requests: app.server?.pendingRequests });
+    await app.stop(true);
+  }
   await services.close();
-  log.info("stopped");
+  log.info("stopped", { signal });
   process.exit(0);
 }
 process.on("SIGTERM", () => void shutdown("SIGTERM"));

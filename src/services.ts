@@ -7,10 +7,11 @@ import { counterWithFallback, databaseCounter, RateLimiter, storeCounter } from 
 import type { AppDeps } from "./app.ts";
 import type { Clock } from "./clock.ts";
 import type { Config } from "./config.ts";
-import type { Database } from "./db.ts";
+import { type Database, pingDatabase } from "./db.ts";
 import { createIbanEngine } from "./iban/engine.ts";
 import { loadIbanRegistry } from "./iban/registry.ts";
 import type { Logger } from "./log.ts";
+import { createMetrics, observedUpstream } from "./observability/metrics.ts";
 import type { Storage } from "./storage.ts";
 import { createKeyValueStore } from "./store/factory.ts";
 import type { KeyValueStore } from "./store/kv.ts";
@@ -57,9 +58,12 @@ export function createServices(
   const plans = planCatalogue(config.GATEWAY_RATE_LIMIT_PER_MINUTE);
   const keys = new KeyStore(database);
   const inProcessCounter = () => storeCounter(createMemoryStore({ maxEntries: 100_000, clock }));
+  const metrics = createMetrics();
   const counter =
     store.kind !== "memory"
-      ? counterWithFallback(storeCounter(store), inProcessCounter(), log)
+      ? counterWithFallback(storeCounter(store), inProcessCounter(), log, () =>
+          metrics.storeErrors.inc({ store: "cache", operation: "rate_limit" }),
+        )
       : config.DATABASE_URL
         ? databaseCounter(database)
         : inProcessCounter();
@@ -82,22 +86,30 @@ export function createServices(
     ttlSeconds: config.STATUS_CACHE_TTL_SECONDS,
     storeTimeoutMs: config.CACHE_TIMEOUT_MS,
   });
-  const vies = createViesClient({
-    baseUrl: config.VIES_BASE_URL,
-    requesterVat: config.VIES_REQUESTER_VAT ?? null,
-    clock,
-    log: (event, fields) => log.warn(event, fields),
-  });
+  const vies = observedUpstream(
+    createViesClient({
+      baseUrl: config.VIES_BASE_URL,
+      requesterVat: config.VIES_REQUESTER_VAT ?? null,
+      clock,
+      log: (event, fields) => log.warn(event, fields),
+    }),
+    metrics,
+    "vies",
+  );
   const uk =
     config.UK_VAT_ENABLED && config.UK_VAT_CLIENT_ID && config.UK_VAT_CLIENT_SECRET
-      ? createUkVatClient({
-          baseUrl: config.UK_VAT_BASE_URL,
-          clientId: config.UK_VAT_CLIENT_ID,
-          clientSecret: config.UK_VAT_CLIENT_SECRET,
-          requesterVrn: config.UK_VAT_REQUESTER_VRN,
-          clock,
-          log,
-        })
+      ? observedUpstream(
+          createUkVatClient({
+            baseUrl: config.UK_VAT_BASE_URL,
+            clientId: config.UK_VAT_CLIENT_ID,
+            clientSecret: config.UK_VAT_CLIENT_SECRET,
+            requesterVrn: config.UK_VAT_REQUESTER_VRN,
+            clock,
+            log,
+          }),
+          metrics,
+          "uk_authority",
+        )
       : null;
   const vat = createVatService({
     vies,
@@ -113,6 +125,7 @@ export function createServices(
     deadlineMs: config.VAT_DEADLINE_MS,
     attemptTimeoutMs: config.VIES_TIMEOUT_MS,
     maxConcurrentPerState: config.VIES_MAX_CONCURRENT_PER_STATE,
+    onCacheFault: (fault) => metrics.storeErrors.inc({ store: "cache", operation: `vat_${fault.operation}` }),
   });
 
   return {
@@ -129,9 +142,14 @@ export function createServices(
       cacheTtlMs: config.KEY_CACHE_TTL_MS,
       gatewayProxySecret: config.GATEWAY_PROXY_SECRET ?? null,
       batchLingerMs,
+      onDatabaseError: () => metrics.storeErrors.inc({ store: "database", operation: "authenticate" }),
     }),
     rateLimiter: new RateLimiter(counter, clock),
     meter,
+    metrics,
+    pingDatabase: () => pingDatabase(database),
+    pingStore: () => store.ping(),
+    storeKind: store.kind,
     database,
     store,
     keyAdmin: keyAdmin({ keys, meter, plans, clock }),

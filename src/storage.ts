@@ -54,7 +54,9 @@ async function waitForDatabase(database: Database, log: Logger, timeoutMs: numbe
       await database.rows(sql`SELECT 1`);
       return;
     } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
+      // Drizzle wraps the driver's error in "Failed query: …"; the cause says what went wrong.
+      const cause = (error as { cause?: unknown }).cause ?? error;
+      const message = cause instanceof Error ? cause.message : String(cause);
       if (Date.now() - started + delay > timeoutMs) {
         await database.close().catch(() => {});
         throw new Error(

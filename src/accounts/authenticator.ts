@@ -29,6 +29,8 @@ export type AuthenticatorOptions = {
   maxCachedKeys?: number;
   /** How long a batch of key lookups waits to fill (see Batcher). */
   batchLingerMs?: number;
+  /** Told when a lookup fails because the database does, for metrics. */
+  onDatabaseError?: () => void;
 };
 
 const GATEWAY_HEADERS = ["x-gateway-proxy-secret", "x-gateway-user", "x-gateway-key", "x-gateway-host"];
@@ -140,6 +142,7 @@ export class Authenticator {
     try {
       await this.refresh(cacheKey, load);
     } catch {
+      this.options.onDatabaseError?.();
       throw new ApiError("service_unavailable", "the key database is unreachable; try again shortly", {
         retryAfter: 5,
       });

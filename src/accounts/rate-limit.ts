@@ -56,6 +56,7 @@ export function counterWithFallback(
   primary: WindowCounter,
   fallback: WindowCounter,
   log: Logger,
+  onFailure: () => void = () => {},
 ): WindowCounter {
   let failing = false;
   return async (keyId, windowStartMs) => {
@@ -65,6 +66,7 @@ export function counterWithFallback(
       failing = false;
       return count;
     } catch (error) {
+      onFailure();
       if (!failing)
         log.warn("rate_limit_store_failed", {
           error: error instanceof Error ? error.message : String(error),

@@ -2,6 +2,7 @@ import { Elysia } from "elysia";
 import type { Account, Authenticator } from "../accounts/authenticator.ts";
 import type { RateDecision, RateLimiter } from "../accounts/rate-limit.ts";
 import { ApiError } from "../errors.ts";
+import { noteRequest } from "../observability/request-log.ts";
 
 export type Caller = { account: Account; rate: RateDecision };
 
@@ -28,6 +29,7 @@ export function authentication(deps: { authenticator: Authenticator; rateLimiter
       const route = `${request.method} ${pathOf(request.url)}`;
       if (!PROTECTED.has(route)) return;
       const account = await deps.authenticator.authenticate(request.headers);
+      noteRequest(request, { keyId: account.keyId, plan: account.plan.id });
       // The gateway bills from this header, so every answer to a gateway call carries it;
       // the validate route raises it to 1 when the request was billable.
       if (account.kind === "gateway" && route === "POST /validate")

@@ -1,6 +1,7 @@
-import { Elysia, type ValidationError } from "elysia";
+import { Elysia, ValidationError } from "elysia";
 import { ApiError } from "../errors.ts";
 import type { Logger } from "../log.ts";
+import { noteRequest } from "../observability/request-log.ts";
 
 const JSON_HEADERS = { "content-type": "application/json; charset=utf-8" };
 
@@ -34,55 +35,61 @@ export function describeBodyProblem(error: Readonly<ValidationError>): string {
   return `\`${field}\` is not valid: ${first.message}`;
 }
 
+/** The ApiError an Elysia failure stands for; logs what nobody anticipated. */
+function asApiError(
+  code: string | number,
+  error: unknown,
+  request: Request,
+  options: ErrorHandlingOptions,
+): ApiError {
+  if (error instanceof ApiError) return error;
+  switch (code) {
+    case "NOT_FOUND": {
+      const path = new URL(request.url).pathname;
+      const allowed = options.allowedMethods(path);
+      if (allowed) {
+        return new ApiError(
+          "method_not_allowed",
+          `${request.method} is not allowed on ${path}; use ${allowed.join(", ")}`,
+          {
+            headers: { allow: allowed.join(", ") },
+          },
+        );
+      }
+      return new ApiError("not_found", `no route for ${request.method} ${path}`);
+    }
+    case "PARSE": {
+      // Elysia wraps what our body parser throws; its own refusal means the JSON did not parse.
+      const cause = (error as { cause?: unknown }).cause;
+      return cause instanceof ApiError
+        ? cause
+        : new ApiError("invalid_request", "the body is not valid JSON");
+    }
+    case "VALIDATION":
+      if (error instanceof ValidationError && error.type === "body") {
+        return new ApiError("invalid_request", describeBodyProblem(error));
+      }
+      break;
+  }
+  options.log.error("unhandled_error", {
+    code: String(code),
+    error: error instanceof Error ? error.message : String(error),
+    stack: error instanceof Error ? error.stack : undefined,
+  });
+  return new ApiError("internal_error", "an unexpected error occurred; it has been logged");
+}
+
+type ErrorHandlingOptions = { log: Logger; allowedMethods: (path: string) => string[] | undefined };
+
 /**
  * Turns every failure — our own ApiErrors and Elysia's routing, parsing and validation
  * errors — into the ErrorResponse body, so no response ever leaks a stack trace or an
  * HTML page. `allowedMethods` answers which methods a path supports, for 405.
  */
-export function errorHandling(options: {
-  log: Logger;
-  allowedMethods: (path: string) => string[] | undefined;
-}) {
+export function errorHandling(options: ErrorHandlingOptions) {
   return new Elysia({ name: "error-handling" }).onError({ as: "global" }, ({ code, error, request, set }) => {
-    const headers = set.headers as Record<string, string | number>;
-    if (error instanceof ApiError) return renderError(error, headers);
-    switch (code) {
-      case "NOT_FOUND": {
-        const path = new URL(request.url).pathname;
-        const allowed = options.allowedMethods(path);
-        if (allowed) {
-          return renderError(
-            new ApiError(
-              "method_not_allowed",
-              `${request.method} is not allowed on ${path}; use ${allowed.join(", ")}`,
-              {
-                headers: { allow: allowed.join(", ") },
-              },
-            ),
-            headers,
-          );
-        }
-        return renderError(new ApiError("not_found", `no route for ${request.method} ${path}`), headers);
-      }
-      case "PARSE": {
-        // Elysia wraps what our body parser throws; its own refusal means the JSON did not parse.
-        const cause = (error as { cause?: unknown }).cause;
-        if (cause instanceof ApiError) return renderError(cause, headers);
-        return renderError(new ApiError("invalid_request", "the body is not valid JSON"), headers);
-      }
-      case "VALIDATION":
-        if (error.type === "body")
-          return renderError(new ApiError("invalid_request", describeBodyProblem(error)), headers);
-        break;
-    }
-    options.log.error("unhandled_error", {
-      code: String(code),
-      error: error instanceof Error ? error.message : String(error),
-      stack: error instanceof Error ? error.stack : undefined,
-    });
-    return renderError(
-      new ApiError("internal_error", "an unexpected error occurred; it has been logged"),
-      headers,
-    );
+    const apiError = asApiError(code, error, request, options);
+    noteRequest(request, { status: apiError.status, error: apiError.code });
+    return renderError(apiError, set.headers as Record<string, string | number>);
   });
 }

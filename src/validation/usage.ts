@@ -1,7 +1,9 @@
 import type { Account } from "../accounts/authenticator.ts";
 import type { Meter } from "../accounts/meter.ts";
 import { periodAt } from "../accounts/period.ts";
+import { ApiError } from "../errors.ts";
 import type { Usage, UsageBlock } from "../http/schemas.ts";
+import type { Metrics } from "../observability/metrics.ts";
 
 /** The `usage` block of a validate response: the state after that request. */
 export function usageBlock(account: Account, used: number, resetMs: number): UsageBlock {
@@ -25,9 +27,23 @@ export function quotaHeaders(account: Account, used: number, resetMs: number): R
 }
 
 /** The body of GET /usage. Reading usage counts nothing. */
-export async function usageReport(meter: Meter, account: Account, nowMs: number): Promise<Usage> {
+export async function usageReport(
+  meter: Meter,
+  account: Account,
+  nowMs: number,
+  metrics?: Metrics,
+): Promise<Usage> {
   const period = periodAt(nowMs);
-  const { used, requests } = await meter.usage(account.keyId, nowMs);
+  let usage: { used: number; requests: number };
+  try {
+    usage = await meter.usage(account.keyId, nowMs);
+  } catch {
+    metrics?.storeErrors.inc({ store: "database", operation: "usage" });
+    throw new ApiError("service_unavailable", "usage cannot be read right now; try again shortly", {
+      retryAfter: 5,
+    });
+  }
+  const { used, requests } = usage;
   return {
     plan: account.plan.id,
     plan_name: account.plan.name,

@@ -6,11 +6,18 @@ import { ApiError } from "../errors.ts";
 import type { ValidateRequest, ValidateResponse } from "../http/schemas.ts";
 import type { IbanEngine } from "../iban/engine.ts";
 import type { IbanResult } from "../iban/schema.ts";
+import type { Metrics } from "../observability/metrics.ts";
 import type { VatResult } from "../vat/schema.ts";
-import type { VatService } from "../vat/service.ts";
+import type { VatResolution, VatService } from "../vat/service.ts";
 import { quotaHeaders, usageBlock } from "./usage.ts";
 
-export type ValidationDeps = { iban: IbanEngine; vat: VatService; meter: Meter; clock: Clock };
+export type ValidationDeps = {
+  iban: IbanEngine;
+  vat: VatService;
+  meter: Meter;
+  clock: Clock;
+  metrics: Metrics;
+};
 
 /** The answer to one validate request, before it becomes HTTP. */
 export type ValidationOutcome = {
@@ -18,9 +25,12 @@ export type ValidationOutcome = {
   /** Set when no component could be answered: the request fails with this error instead. */
   failure: ApiError | null;
   billable: boolean;
+  /** What the VAT lookup did upstream, when it went there. */
+  upstream: VatResolution["upstream"] | null;
 };
 
-function meterUnavailable(): ApiError {
+function meterUnavailable(metrics: Metrics, operation: string): ApiError {
+  metrics.storeErrors.inc({ store: "database", operation });
   return new ApiError("service_unavailable", "usage cannot be recorded right now; try again shortly", {
     retryAfter: 5,
   });
@@ -56,7 +66,7 @@ export async function validate(
       reserve: needsUpstream,
     });
   } catch {
-    throw meterUnavailable();
+    throw meterUnavailable(deps.metrics, "admit");
   }
   if (!admission.ok) {
     throw new ApiError("quota_exceeded", "the monthly quota is used up; cached answers are still served", {
@@ -67,6 +77,7 @@ export async function validate(
 
   let vat: VatResult | undefined;
   let vatRetryAfter: number | undefined;
+  let upstream: VatResolution["upstream"] | null = null;
   let billable = admission.charged;
   let used = admission.used;
   if (vatPlan?.kind === "answered") vat = vatPlan.result;
@@ -74,12 +85,13 @@ export async function validate(
     const resolved = await deps.vat.resolve(vatPlan);
     vat = resolved.result;
     vatRetryAfter = resolved.retryAfterSeconds ?? undefined;
+    upstream = resolved.upstream;
     try {
       const settled = await deps.meter.settle(admission.reservation, resolved.fresh || ibanBillable);
       billable = settled.billed;
       used = settled.used;
     } catch {
-      throw meterUnavailable();
+      throw meterUnavailable(deps.metrics, "settle");
     }
   }
 
@@ -99,5 +111,5 @@ export async function validate(
       : new ApiError(firstError.code, firstError.message, {
           retryAfter: vat?.error === firstError ? vatRetryAfter : undefined,
         });
-  return { body, failure, billable };
+  return { body, failure, billable, upstream };
 }

@@ -3,7 +3,7 @@ import { componentError } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import type { KeyValueStore } from "../store/kv.ts";
 import { type Budget, budgetFrom, settleWithin } from "./budget.ts";
-import { createVatCache, DEFAULT_CACHE_TIMEOUT_MS, type VatCache } from "./cache.ts";
+import { type CacheFault, createVatCache, DEFAULT_CACHE_TIMEOUT_MS, type VatCache } from "./cache.ts";
 import { checkVatFormat, type VatFormatOk } from "./format/check-vat-format.ts";
 import { createKeyedLimiter } from "./limiter.ts";
 import {
@@ -46,6 +46,8 @@ export type VatServiceOptions = {
   negativeTtlSeconds?: number;
   /** The most a cache call may add before it counts as a store outage; defaults to 150. */
   cacheTimeoutMs?: number;
+  /** Told of every cache fault (the cache already logs them), for metrics. */
+  onCacheFault?: (fault: CacheFault) => void;
   /** The most one VAT answer takes from `plan` to the end of `resolve`, retries included; defaults to 8 000. */
   deadlineMs?: number;
   /** The most one upstream call may take; defaults to `deadlineMs`. */
@@ -133,7 +135,13 @@ export function createVatService(options: VatServiceOptions): VatService {
   const cacheTimeoutMs = options.cacheTimeoutMs ?? DEFAULT_CACHE_TIMEOUT_MS;
   const negativeTtlSeconds = options.negativeTtlSeconds ?? DEFAULT_NEGATIVE_TTL_SECONDS;
   const cacheLog = (event: string, fields: Record<string, unknown>) => log.warn(event, fields);
-  const cacheOptions = { store, clock, log: cacheLog, timeoutMs: cacheTimeoutMs };
+  const cacheOptions = {
+    store,
+    clock,
+    log: cacheLog,
+    timeoutMs: cacheTimeoutMs,
+    onFault: options.onCacheFault,
+  };
   const cache = createVatCache({
     ...cacheOptions,
     freshTtlSeconds: options.freshTtlSeconds,

@@ -8,6 +8,7 @@ import { parseConfig } from "../../src/config.ts";
 import { ErrorResponseSchema } from "../../src/errors.ts";
 import { HealthSchema, type PlanId, UsageSchema, ValidateResponseSchema } from "../../src/http/schemas.ts";
 import { createLogger, type Logger } from "../../src/log.ts";
+import { ReadySchema } from "../../src/observability/endpoints.ts";
 import { createServices, type Services } from "../../src/services.ts";
 import { StatusSchema } from "../../src/vat/status.ts";
 import { startViesFake, type ViesFake } from "../fakes/vies.ts";
@@ -21,6 +22,7 @@ const SUCCESS_SCHEMAS: Record<string, ReturnType<typeof compiled>> = {
   "GET /usage": compiled(UsageSchema),
   "GET /status": compiled(StatusSchema),
   "GET /health": compiled(HealthSchema),
+  "GET /ready": compiled(ReadySchema),
 };
 
 export type TestResponse<T = Record<string, unknown>> = {

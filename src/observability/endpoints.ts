@@ -1,0 +1,85 @@
+import { createHash, timingSafeEqual } from "node:crypto";
+import { Elysia, t } from "elysia";
+import { ApiError, ErrorResponseSchema } from "../errors.ts";
+import type { Metrics } from "./metrics.ts";
+
+const PROBE_TIMEOUT_MS = 1000;
+
+function within<T>(work: Promise<T>, ms: number): Promise<T> {
+  return Promise.race([
+    work,
+    new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms)),
+  ]);
+}
+
+export const ReadySchema = t.Object({
+  status: t.Literal("ready"),
+  database: t.Literal("ok"),
+  cache: t.UnionEnum(["ok", "unreachable", "in_process"]),
+});
+
+/**
+ * GET /ready, the readiness probe: 200 while the database answers, 503 `service_unavailable`
+ * when it does not (the service cannot meter requests without it). A cache that does not
+ * answer is reported but keeps the instance ready: VAT answers then come from VIES directly.
+ */
+export function readiness(deps: {
+  pingDatabase(): Promise<void>;
+  pingStore(): Promise<void>;
+  storeKind: "memory" | "redis" | "upstash";
+}) {
+  return new Elysia({ name: "readiness" }).get(
+    "/ready",
+    async () => {
+      const [database, cache] = await Promise.all([
+        within(deps.pingDatabase(), PROBE_TIMEOUT_MS).then(
+          () => "ok" as const,
+          () => "unreachable" as const,
+        ),
+        deps.storeKind === "memory"
+          ? ("in_process" as const)
+          : within(deps.pingStore(), PROBE_TIMEOUT_MS).then(
+              () => "ok" as const,
+              () => "unreachable" as const,
+            ),
+      ]);
+      if (database !== "ok") {
+        throw new ApiError("service_unavailable", `the database is unreachable (cache: ${cache})`, {
+          retryAfter: 5,
+        });
+      }
+      return { status: "ready" as const, database, cache };
+    },
+    {
+      response: { 200: ReadySchema, 503: ErrorResponseSchema },
+      detail: { hide: true },
+    },
+  );
+}
+
+function digest(value: string): Buffer {
+  return createHash("sha256").update(value).digest();
+}
+
+/**
+ * GET /metrics in the Prometheus text format. Open by default; with a token configured it
+ * requires `Authorization: Bearer <token>`.
+ */
+export function metricsEndpoint(metrics: Metrics, token: string | null) {
+  const expected = token === null ? null : digest(`Bearer ${token}`);
+  return new Elysia({ name: "metrics-endpoint" }).get(
+    "/metrics",
+    async ({ request }) => {
+      if (expected !== null) {
+        const offered = request.headers.get("authorization") ?? "";
+        if (!timingSafeEqual(digest(offered), expected)) {
+          throw new ApiError("unauthorized", "send Authorization: Bearer <METRICS_TOKEN>");
+        }
+      }
+      return new Response(await metrics.registry.metrics(), {
+        headers: { "content-type": metrics.registry.contentType },
+      });
+    },
+    { response: { 200: t.String() }, detail: { hide: true } },
+  );
+}

@@ -1,0 +1,86 @@
+/**
+ * What every fault test stands on: a private Postgres and Redis (so they can be stopped),
+ * the VIES fake over HTTP, the service as a real process wired to all three, and keys with
+ * limits high enough that only the fault under test shapes the answers.
+ */
+import { rmSync } from "node:fs";
+import { DEFAULT_VIES_REGISTRY, startViesFake, type ViesFake } from "../fakes/vies.ts";
+import { billingOf, createKeys } from "./billing-rows.ts";
+import {
+  startThrowawayPostgres,
+  startThrowawayRedis,
+  type ThrowawayPostgres,
+  type ThrowawayRedis,
+} from "./processes.ts";
+import { type ServiceProcess, serviceProcess, stopAllServices } from "./service.ts";
+
+/** Numbers the VIES fake knows as registered: after their first (billed) check they are cached. */
+export const CACHED_VAT = Object.keys(DEFAULT_VIES_REGISTRY);
+
+export type FaultRig = {
+  postgres: ThrowawayPostgres;
+  redis: ThrowawayRedis;
+  vies: ViesFake;
+  service: ServiceProcess;
+  keys: { keyId: string; secret: string }[];
+  secrets: string[];
+  keyIds: string[];
+  /** The billing rows of this rig's keys. */
+  billing(): ReturnType<typeof billingOf>;
+  close(): Promise<void>;
+};
+
+/**
+ * Starts the rig; `settings` are added to the service's environment. Always `close()` it
+ * (in afterAll): it stops every process and removes every directory, also after a failure.
+ */
+export async function startFaultRig(
+  settings: Record<string, string> = {},
+  options: { keys?: number; viesLatencyMs?: number } = {},
+): Promise<FaultRig> {
+  const opened: { close(): Promise<void> }[] = [];
+  const closeAll = async () => {
+    await stopAllServices();
+    for (const item of opened.reverse()) await item.close().catch(() => {});
+  };
+  try {
+    const postgres = await startThrowawayPostgres();
+    opened.push({ close: () => postgres.destroy() });
+    const redis = await startThrowawayRedis();
+    opened.push({ close: () => redis.destroy() });
+    const vies = await startViesFake();
+    opened.push({ close: () => vies.stop() });
+    vies.setLatency(options.viesLatencyMs ?? 20);
+    const dataDir = `/tmp/fault-rig-${crypto.randomUUID()}`;
+    opened.push({ close: async () => rmSync(dataDir, { recursive: true, force: true }) });
+    const service = serviceProcess({
+      DATABASE_URL: postgres.url,
+      REDIS_URL: redis.url,
+      STORE_KEY_PREFIX: `fault:${crypto.randomUUID()}:`,
+      VIES_BASE_URL: vies.baseUrl,
+      DATA_DIR: dataDir,
+      KEY_CACHE_TTL_MS: "1000",
+      VAT_DEADLINE_MS: "3000",
+      VIES_TIMEOUT_MS: "1500",
+      LOG_LEVEL: "info",
+      ...settings,
+    });
+    await service.start();
+    const keys = await createKeys(postgres.url, options.keys ?? 4);
+    const keyIds = keys.map((key) => key.keyId);
+    return {
+      postgres,
+      redis,
+      vies,
+      service,
+      keys,
+      secrets: keys.map((key) => key.secret),
+      keyIds,
+      billing: () => billingOf(postgres.sql, keyIds),
+      close: closeAll,
+    };
+  } catch (error) {
+    await closeAll();
+    throw error;
+  }
+}
