@@ -1,4 +1,5 @@
 import { type Static, t } from "elysia";
+import { stringEnum } from "./enum-schema.ts";
 
 /**
  * The closed catalogue of error codes, each with the HTTP status it carries when it is the
@@ -28,7 +29,7 @@ export const ERROR_CODES = Object.keys(ERROR_STATUS) as ErrorCode[];
 
 export const ErrorSchema = t.Object(
   {
-    code: t.UnionEnum(ERROR_CODES as [ErrorCode, ...ErrorCode[]]),
+    code: stringEnum(ERROR_CODES as [ErrorCode, ...ErrorCode[]]),
     message: t.String(),
   },
   { title: "Error" },

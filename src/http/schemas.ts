@@ -1,5 +1,6 @@
 import { Type } from "@sinclair/typebox";
 import { type Static, t } from "elysia";
+import { stringEnum } from "../enum-schema.ts";
 import { ErrorResponseSchema, ErrorSchema } from "../errors.ts";
 import { IbanResultSchema } from "../iban/schema.ts";
 import { VatResultSchema } from "../vat/schema.ts";
@@ -8,7 +9,7 @@ import { StatusSchema } from "../vat/status.ts";
 export const PLAN_IDS = ["free", "basic", "pro", "rapidapi"] as const;
 export type PlanId = (typeof PLAN_IDS)[number];
 
-const PlanIdSchema = t.UnionEnum(PLAN_IDS, { description: "plan of the calling key" });
+const PlanIdSchema = stringEnum(PLAN_IDS, { description: "plan of the calling key" });
 const dateTime = (description: string) => t.String({ format: "date-time", description });
 // TypeBox's own integer: Elysia's `t.Integer` also accepts numeric strings (for query
 // strings), which a response must not contain and the document would then advertise.

@@ -1,5 +1,6 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import { Elysia, t } from "elysia";
+import { stringEnum } from "../enum-schema.ts";
 import { ApiError, ErrorResponseSchema } from "../errors.ts";
 import type { Metrics } from "./metrics.ts";
 
@@ -15,7 +16,7 @@ function within<T>(work: Promise<T>, ms: number): Promise<T> {
 export const ReadySchema = t.Object({
   status: t.Literal("ready"),
   database: t.Literal("ok"),
-  cache: t.UnionEnum(["ok", "unreachable", "in_process"]),
+  cache: stringEnum(["ok", "unreachable", "in_process"]),
 });
 
 /**

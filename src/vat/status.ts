@@ -2,6 +2,7 @@ import { Type } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
 import { type Static, t } from "elysia";
 import type { Clock } from "../clock.ts";
+import { stringEnum } from "../enum-schema.ts";
 import type { Logger } from "../log.ts";
 import { withDeadline } from "../store/deadline.ts";
 import type { KeyValueStore } from "../store/kv.ts";
@@ -16,7 +17,7 @@ export const StatusCountrySchema = t.Object(
     vies_code: t.String({
       description: "the code VIES uses for the member state: EL for Greece, XI for Northern Ireland",
     }),
-    availability: t.UnionEnum(["available", "unavailable", "unknown"], {
+    availability: stringEnum(["available", "unavailable", "unknown"], {
       description:
         "available or unavailable as VIES reports it; unknown when VIES does not monitor the member state. Advisory: an available state can still fail a check and an unavailable one can answer",
     }),
