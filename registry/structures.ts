@@ -4,24 +4,12 @@
  * schwifty supplies what SWIFT leaves out (account and national check digit positions, and the countries
  * that use IBANs without being in the SWIFT registry). The exceptions are named below with their reasons.
  */
+import type { CountryFormat } from "../src/iban/registry.ts";
 import { expandSpec, type Span, type SwiftCountry } from "./swift-registry.ts";
 
-export type StructureSource = "swift" | "swift-territory" | "schwifty";
-
-export interface CountryStructure {
-  ibanLength: number;
-  bbanSpec: string;
-  /** One class per BBAN position: n digit, a upper-case letter, c digit or upper-case letter. */
-  bbanClasses: string;
-  bank: Span | null;
-  branch: Span | null;
-  account: Span | null;
-  nationalCheck: Span | null;
-  sepa: boolean;
-  source: StructureSource;
-  /** The country whose format a territory uses. */
-  parent: string | null;
-}
+/** The committed structure of one country is exactly what the service loads. */
+export type CountryStructure = CountryFormat;
+export type StructureSource = CountryFormat["source"];
 
 export interface SchwiftyEntry {
   country?: string;

@@ -4,7 +4,9 @@
  */
 
 /** A span of the BBAN, 0-based, end exclusive. */
-export type Span = [start: number, end: number];
+export type { Span } from "../src/iban/registry.ts";
+
+import type { Span } from "../src/iban/registry.ts";
 
 export interface SwiftCountry {
   code: string;

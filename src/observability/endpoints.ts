@@ -1,5 +1,6 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import { Elysia, t } from "elysia";
+import { raceDeadline } from "../deadline.ts";
 import { stringEnum } from "../enum-schema.ts";
 import { ApiError, ErrorResponseSchema } from "../errors.ts";
 import type { Metrics } from "./metrics.ts";
@@ -7,10 +8,9 @@ import type { Metrics } from "./metrics.ts";
 const PROBE_TIMEOUT_MS = 1000;
 
 function within<T>(work: Promise<T>, ms: number): Promise<T> {
-  return Promise.race([
-    work,
-    new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms)),
-  ]);
+  return raceDeadline(work, ms, () => {
+    throw new Error(`no answer within ${ms} ms`);
+  });
 }
 
 export const ReadySchema = t.Object({

@@ -1,3 +1,4 @@
+import { raceDeadline } from "../deadline.ts";
 import { StoreError } from "./errors.ts";
 
 /**
@@ -11,20 +12,8 @@ export function withDeadline<T>(
   what: string,
   onTimeout?: () => void,
 ): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(() => {
-      onTimeout?.();
-      reject(new StoreError("timeout", `${what} took longer than ${ms} ms`));
-    }, ms);
-    work.then(
-      (value) => {
-        clearTimeout(timer);
-        resolve(value);
-      },
-      (error: unknown) => {
-        clearTimeout(timer);
-        reject(error);
-      },
-    );
+  return raceDeadline(work, ms, () => {
+    onTimeout?.();
+    throw new StoreError("timeout", `${what} took longer than ${ms} ms`);
   });
 }

@@ -1,3 +1,5 @@
+import { raceDeadline } from "../deadline.ts";
+
 /**
  * The time one VAT answer may take, counted from when it was planned. Wall time on the
  * monotonic timer, not the business clock: it bounds how long a caller waits, which only
@@ -16,17 +18,5 @@ export function budgetFrom(startedAt: number, totalMs: number): Budget {
 /** Settles as `work` does, or with `undefined` once `ms` have passed; `work` is not cancelled. */
 export function settleWithin<T>(work: Promise<T>, ms: number): Promise<T | undefined> {
   if (ms <= 0) return Promise.resolve(undefined);
-  return new Promise<T | undefined>((resolve, reject) => {
-    const timer = setTimeout(() => resolve(undefined), ms);
-    work.then(
-      (value) => {
-        clearTimeout(timer);
-        resolve(value);
-      },
-      (error: unknown) => {
-        clearTimeout(timer);
-        reject(error);
-      },
-    );
-  });
+  return raceDeadline(work, ms, () => undefined);
 }
