@@ -1,0 +1,297 @@
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
+import type { CreatedKey } from "../../src/accounts/admin.ts";
+import { adminSocketPath } from "../../src/admin-socket.ts";
+import type { ValidateResponse } from "../../src/http/schemas.ts";
+import { type RunningServer, sandbox, serviceEnv } from "../cli/support.ts";
+import { startViesFake, type ViesFake } from "../fakes/vies.ts";
+import { ensureChromium } from "./ensure-chromium.ts";
+
+/**
+ * The OpenAPI UI at /swagger in a real headless Chromium, against a real server process:
+ * it renders every route under the service's content-security policy, asks nothing of any
+ * other host, and a "try it out" call with an API key reaches the API.
+ */
+
+// Installing Chromium on a fresh machine takes a minute or more; everything after is fast.
+const SETUP_TIMEOUT_MS = 300_000;
+setDefaultTimeout(30_000);
+
+// As root in a container: no sandbox, no GPU, and none of Chromium's own traffic (updates,
+// sync, safe browsing) — that would leave the machine, or fail against its closed network.
+// The resolver rule makes any other host name unresolvable, so even a request that slipped
+// past the page's interception could not go out.
+const CHROMIUM_FLAGS = [
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+  "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
+];
+const ROUTES = ["GET /health", "GET /status", "GET /usage", "POST /validate"];
+const IBAN_INPUT = "DE89 3704 0044 0532 0130 00";
+
+type Violation = { directive: string; blocked: string };
+/**
+ * The browser globals the functions run inside the page use, typed here because the project
+ * compiles without the DOM library.
+ */
+type InPage = {
+  document: {
+    addEventListener(
+      type: "securitypolicyviolation",
+      listener: (event: { effectiveDirective: string; blockedURI: string }) => void,
+    ): void;
+    createElement(tag: "script"): { textContent: string | null };
+    body: { append(node: unknown): void; dataset: Record<string, string | undefined> };
+  };
+  cspViolations: Violation[];
+};
+
+const box = sandbox();
+// Kept after the run when a test left a screenshot in it.
+const screenshots = mkdtempSync(join(tmpdir(), "swagger-ui-screenshots-"));
+let vies: ViesFake | undefined;
+let server: RunningServer;
+let apiKey: string;
+let browser: Browser | undefined;
+let context: BrowserContext;
+let page: Page;
+let pageResponseHeaders: Record<string, string>;
+const requested: string[] = [];
+const blocked: string[] = [];
+const consoleErrors: string[] = [];
+
+/** Issues a key as the `keys` command does with a server running: through its admin socket. */
+async function createKey(dataDir: string): Promise<CreatedKey> {
+  const response = await fetch("http://localhost/keys", {
+    method: "POST",
+    unix: adminSocketPath(dataDir),
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ plan: "free", name: "swagger ui test", quota: null, rate: null }),
+  });
+  if (response.status !== 201) throw new Error(`admin socket: ${response.status} ${await response.text()}`);
+  return (await response.json()) as CreatedKey;
+}
+
+/** Records every CSP violation in the page, where the test can read it; runs before any page script. */
+async function recordViolations(target: Page): Promise<void> {
+  await target.addInitScript(() => {
+    const scope = globalThis as unknown as InPage;
+    scope.cspViolations = [];
+    scope.document.addEventListener("securitypolicyviolation", (event) => {
+      scope.cspViolations.push({ directive: event.effectiveDirective, blocked: event.blockedURI });
+    });
+  });
+}
+
+const violationsIn = (target: Page) => target.evaluate(() => (globalThis as unknown as InPage).cspViolations);
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Runs `steps` on a page; on failure saves a screenshot of it and names it in the error. */
+async function onPage(name: string, steps: () => Promise<void>, target = page): Promise<void> {
+  try {
+    await steps();
+  } catch (error) {
+    const path = join(screenshots, `${name}.png`);
+    const saved = await target.screenshot({ path, fullPage: true }).then(
+      () => `screenshot: ${path}`,
+      (failure: unknown) => `no screenshot (${failure})`,
+    );
+    // A server that died mid-test shows in the browser only as refused connections.
+    const state = processAlive(server.pid) ? "" : `\nthe server process ${server.pid} is no longer running`;
+    if (error instanceof Error) error.message = `${error.message}\n${saved}${state}`;
+    throw error;
+  }
+}
+
+beforeAll(async () => {
+  const executablePath = await ensureChromium();
+  vies = await startViesFake();
+  const dataDir = join(box.tempDir(), "data");
+  server = await box.startServer(serviceEnv({ DATA_DIR: dataDir, VIES_BASE_URL: vies.baseUrl }));
+  apiKey = (await createKey(dataDir)).api_key;
+
+  browser = await chromium.launch({ executablePath, args: CHROMIUM_FLAGS, timeout: 30_000 });
+  context = await browser.newContext();
+  // Every request is seen here: the server's own go through, anything else is refused.
+  await context.route("**/*", (route) => {
+    const url = route.request().url();
+    requested.push(url);
+    if (url.startsWith(`${server.url}/`)) return route.continue();
+    blocked.push(url);
+    return route.abort("blockedbyclient");
+  });
+  // Below the tests' own limit, so that a stuck step fails with Playwright's account of it
+  // (and a screenshot) rather than a bare timeout.
+  context.setDefaultTimeout(10_000);
+  page = await context.newPage();
+  page.on("console", (message) => {
+    if (message.type() === "error")
+      consoleErrors.push(`console: ${message.text()} (${message.location().url})`);
+  });
+  page.on("pageerror", (error) => consoleErrors.push(`page error: ${error.message}`));
+  page.on("requestfailed", (request) =>
+    consoleErrors.push(`request failed: ${request.url()} ${request.failure()?.errorText}`),
+  );
+  await recordViolations(page);
+}, SETUP_TIMEOUT_MS);
+
+afterAll(async () => {
+  await browser?.close();
+  await box.cleanup();
+  await vies?.stop();
+  if (readdirSync(screenshots).length === 0) rmSync(screenshots, { recursive: true, force: true });
+  else console.error(`screenshots of failed browser tests are in ${screenshots}`);
+});
+
+describe("the OpenAPI UI in Chromium", () => {
+  test("loads under the service's content-security policy", async () => {
+    await onPage("load", async () => {
+      const response = await page.goto(`${server.url}/swagger`);
+      expect(response?.status()).toBe(200);
+      // headers() leaves out security headers; allHeaders() has them as the browser got them.
+      pageResponseHeaders = (await response?.allHeaders()) ?? {};
+      await page.locator(".swagger-ui .info .title").waitFor();
+      expect(await page.locator(".swagger-ui .info .title").innerText()).toContain(
+        "VAT and IBAN validation API",
+      );
+    });
+    expect(pageResponseHeaders).toHaveProperty("content-security-policy");
+    const policy = pageResponseHeaders["content-security-policy"] ?? "";
+    const scriptSources = /(?:^|;)\s*script-src ([^;]*)/.exec(policy)?.[1]?.trim().split(/\s+/);
+    expect(scriptSources).toEqual(["'self'"]);
+  });
+
+  test("shows every route of the OpenAPI document, and only those", async () => {
+    await onPage("routes", async () => {
+      const document = (await (await fetch(`${server.url}/swagger/json`)).json()) as {
+        paths: Record<string, Record<string, unknown>>;
+      };
+      const documented = Object.entries(document.paths).flatMap(([path, operations]) =>
+        Object.keys(operations).map((method) => `${method.toUpperCase()} ${path}`),
+      );
+      const blocks = page.locator(".opblock");
+      await blocks.first().waitFor();
+      const rendered = await Promise.all(
+        (await blocks.all()).map(async (block) => {
+          const method = await block.locator(".opblock-summary-method").innerText();
+          const path = await block.locator(".opblock-summary-path").getAttribute("data-path");
+          return `${method} ${path}`;
+        }),
+      );
+      expect(documented.sort()).toEqual(ROUTES);
+      expect(rendered.sort()).toEqual(ROUTES);
+    });
+  });
+
+  test("try it out: POST /validate with an API key from Authorize answers 200 with the IBAN's result", async () => {
+    await onPage("try-it-out", async () => {
+      await page.locator(".auth-wrapper button.authorize").click();
+      const dialog = page.locator(".modal-ux");
+      const scheme = dialog.locator(".auth-container").filter({ hasText: "ApiKey" });
+      await scheme.locator("input").fill(apiKey);
+      // By their text: Swagger UI gives these buttons other accessible names.
+      await scheme.locator("button", { hasText: /^Authorize$/ }).click();
+      await scheme.locator("button", { hasText: /^Logout$/ }).waitFor();
+      await dialog.locator("button", { hasText: /^Close$/ }).click();
+      await dialog.waitFor({ state: "detached" });
+
+      const operation = page.locator(".opblock-post").filter({
+        has: page.locator('.opblock-summary-path[data-path="/validate"]'),
+      });
+      await operation.locator(".opblock-summary").click();
+      // The page turns "try it out" on for every operation; click it should that change.
+      const tryItOut = operation.getByRole("button", { name: "Try it out" });
+      if (await tryItOut.isVisible()) await tryItOut.click();
+      await operation.locator("textarea.body-param__text").fill(JSON.stringify({ iban: IBAN_INPUT }));
+
+      const answered = page.waitForResponse(
+        (response) => response.url() === `${server.url}/validate` && response.request().method() === "POST",
+      );
+      await operation.getByRole("button", { name: "Execute" }).click();
+      const network = await answered;
+      expect(network.status()).toBe(200);
+      expect(await network.request().headerValue("x-api-key")).toBe(apiKey);
+
+      const live = operation.locator(".live-responses-table tbody tr.response");
+      expect((await live.locator(".response-col_status").innerText()).trim()).toBe("200");
+      const shown = JSON.parse(
+        await live.locator(".response-col_description .highlight-code pre").first().innerText(),
+      ) as ValidateResponse;
+      expect(shown.iban).toMatchObject({
+        input: IBAN_INPUT,
+        valid: true,
+        iban: "DE89370400440532013000",
+        country_code: "DE",
+        error: null,
+      });
+      expect(shown).toEqual((await network.json()) as ValidateResponse);
+    });
+  });
+
+  test("nothing failed and nothing was asked of another host", async () => {
+    expect({ consoleErrors, violations: await violationsIn(page), blocked }).toEqual({
+      consoleErrors: [],
+      violations: [],
+      blocked: [],
+    });
+    const paths = requested.map((url) => {
+      expect(url).toStartWith(`${server.url}/`);
+      return new URL(url).pathname;
+    });
+    expect(paths).toEqual(
+      expect.arrayContaining([
+        "/swagger",
+        "/swagger/assets/swagger-ui-bundle.js",
+        "/swagger/assets/init.js",
+        "/swagger/json",
+        "/validate",
+      ]),
+    );
+  });
+});
+
+describe("the content-security policy in Chromium", () => {
+  test("is enforced: a script injected inline into the page does not run, and is reported", async () => {
+    const probe = await context.newPage();
+    try {
+      await onPage(
+        "csp-enforced",
+        async () => {
+          await recordViolations(probe);
+          await probe.goto(`${server.url}/swagger`);
+          await probe.locator(".opblock").first().waitFor();
+          const ran = await probe.evaluate(() => {
+            const { document } = globalThis as unknown as InPage;
+            const script = document.createElement("script");
+            script.textContent = "document.body.dataset.inlineRan = 'yes'";
+            document.body.append(script);
+            return document.body.dataset.inlineRan === "yes";
+          });
+          expect(ran).toBe(false);
+          // The report is an event, queued after the refusal.
+          await probe.waitForFunction(() => (globalThis as unknown as InPage).cspViolations.length > 0);
+          expect(await violationsIn(probe)).toEqual([{ directive: "script-src-elem", blocked: "inline" }]);
+        },
+        probe,
+      );
+    } finally {
+      await probe.close();
+    }
+  });
+});
