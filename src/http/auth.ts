@@ -3,18 +3,12 @@ import type { Account, Authenticator } from "../accounts/authenticator.ts";
 import type { RateDecision, RateLimiter } from "../accounts/rate-limit.ts";
 import { ApiError } from "../errors.ts";
 import { noteRequest } from "../observability/request-log.ts";
+import { pathOf } from "./path.ts";
 
 export type Caller = { account: Account; rate: RateDecision };
 
 /** The routes that need a key: `METHOD path`. */
 const PROTECTED = new Set(["POST /validate", "GET /usage"]);
-
-function pathOf(url: string): string {
-  const start = url.indexOf("/", url.indexOf("//") + 2);
-  if (start < 0) return "/";
-  const query = url.indexOf("?", start);
-  return query < 0 ? url.slice(start) : url.slice(start, query);
-}
 
 /**
  * Authentication and the per-minute limit, run when the request arrives — before its body

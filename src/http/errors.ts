@@ -2,6 +2,7 @@ import { Elysia, ValidationError } from "elysia";
 import { ApiError } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import { noteRequest } from "../observability/request-log.ts";
+import { pathOf } from "./path.ts";
 
 const JSON_HEADERS = { "content-type": "application/json; charset=utf-8" };
 
@@ -45,7 +46,7 @@ function asApiError(
   if (error instanceof ApiError) return error;
   switch (code) {
     case "NOT_FOUND": {
-      const path = new URL(request.url).pathname;
+      const path = pathOf(request.url);
       const allowed = options.allowedMethods(path);
       if (allowed) {
         return new ApiError(

@@ -1,5 +1,6 @@
 import { Elysia } from "elysia";
 import type { ErrorCode } from "../errors.ts";
+import { pathOf } from "../http/path.ts";
 import type { IbanResult } from "../iban/schema.ts";
 import type { Logger } from "../log.ts";
 import type { VatResult } from "../vat/schema.ts";
@@ -59,7 +60,7 @@ export function requestLogging(options: { log: Logger; metrics: Metrics; knownPa
         (response instanceof Response ? response.status : typeof set.status === "number" ? set.status : 200);
       // A request refused before routing (authentication) still names its route when the path
       // is one of ours; others share one label, so probes of random URLs cannot grow the metrics.
-      const path = new URL(request.url).pathname;
+      const path = pathOf(request.url);
       const routeLabel = route || (known.has(path) ? path : "unmatched");
       metrics.requests.inc({ route: routeLabel, method: request.method, status: String(status) });
       metrics.requestDuration.observe({ route: routeLabel, method: request.method }, seconds);

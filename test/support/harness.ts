@@ -6,6 +6,7 @@ import { planCatalogue } from "../../src/accounts/plans.ts";
 import { type App, buildApp } from "../../src/app.ts";
 import { parseConfig } from "../../src/config.ts";
 import { ErrorResponseSchema } from "../../src/errors.ts";
+import { pathOf } from "../../src/http/path.ts";
 import { HealthSchema, type PlanId, UsageSchema, ValidateResponseSchema } from "../../src/http/schemas.ts";
 import { createLogger, type Logger } from "../../src/log.ts";
 import { ReadySchema } from "../../src/observability/endpoints.ts";
@@ -117,7 +118,7 @@ export async function startHarness(
     }
     const response = await app.handle(new Request(`http://localhost${path}`, { method, headers, body }));
     const status = response.status;
-    const parsed = await checkContract(`${method} ${path.split("?")[0]}`, response);
+    const parsed = await checkContract(`${method} ${pathOf(`http://localhost${path}`)}`, response);
     return { status, headers: response.headers, body: parsed as never };
   };
 
