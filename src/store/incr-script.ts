@@ -11,3 +11,22 @@ if redis.call('TTL', KEYS[1]) == -1 then
   redis.call('EXPIRE', KEYS[1], ARGV[2])
 end
 return value`;
+
+/**
+ * INCR_WITH_EXPIRY for many counters in one call: KEYS are the counters, ARGV holds each
+ * one's increment and expiry in turn. A counter that cannot be incremented (it holds
+ * text) answers `"ERR …"` in its place instead of failing the others.
+ */
+export const INCR_MANY_WITH_EXPIRY = `local out = {}
+for i, key in ipairs(KEYS) do
+  local value = redis.pcall('INCRBY', key, ARGV[2 * i - 1])
+  if type(value) == 'table' and value.err then
+    out[i] = 'ERR ' .. value.err
+  else
+    if redis.call('TTL', key) == -1 then
+      redis.call('EXPIRE', key, ARGV[2 * i])
+    end
+    out[i] = value
+  end
+end
+return out`;

@@ -1,8 +1,9 @@
 import { RedisClient } from "bun";
+import { Batcher } from "../batch.ts";
 import { checkIncrement, checkTtlSeconds } from "./arguments.ts";
 import { withDeadline } from "./deadline.ts";
 import { StoreError } from "./errors.ts";
-import { INCR_WITH_EXPIRY } from "./incr-script.ts";
+import { INCR_MANY_WITH_EXPIRY } from "./incr-script.ts";
 import type { KeyValueStore } from "./kv.ts";
 import { integerReply, stringReply } from "./replies.ts";
 
@@ -38,6 +39,21 @@ export function createRedisStore({ url, timeoutMs }: RedisStoreOptions): KeyValu
     return withDeadline(reply, timeoutMs, `Redis ${command}`, () => client.close());
   };
 
+  // Counters are the per-request path (rate limits): the increments of one tick travel as one
+  // script call, each caller getting its own reply.
+  const increments = new Batcher<{ key: string; by: number; ttlSeconds: number }, unknown>(async (items) => {
+    const args = items.flatMap((item) => [String(item.by), String(item.ttlSeconds)]);
+    const keys = items.map((item) => item.key);
+    const reply = await send("EVAL", [INCR_MANY_WITH_EXPIRY, String(keys.length), ...keys, ...args]);
+    if (!Array.isArray(reply) || reply.length !== items.length) {
+      throw new StoreError(
+        "bad_reply",
+        `EVAL replied with ${typeof reply}, expected ${items.length} results`,
+      );
+    }
+    return reply;
+  });
+
   return {
     kind: "redis",
     async get(key) {
@@ -53,10 +69,9 @@ export function createRedisStore({ url, timeoutMs }: RedisStoreOptions): KeyValu
     async incr(key, by, ttlSeconds) {
       checkTtlSeconds(ttlSeconds);
       checkIncrement(by);
-      return integerReply(
-        await send("EVAL", [INCR_WITH_EXPIRY, "1", key, String(by), String(ttlSeconds)]),
-        "EVAL",
-      );
+      const reply = await increments.submit({ key, by, ttlSeconds });
+      if (typeof reply === "string" && reply.startsWith("ERR")) throw new StoreError("bad_reply", reply);
+      return integerReply(reply, "EVAL");
     },
     async ping() {
       await send("PING", []);
