@@ -1,7 +1,25 @@
 import { spawnSync } from "node:child_process";
+import { rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 
 /** A child process serving HTTP on `port`. */
 export type RunningServer = { port: number; stop(): Promise<void> };
+
+function positiveIntegerFromEnv(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === "") return fallback;
+  const value = Number(raw);
+  if (!Number.isSafeInteger(value) || value < 1) throw new Error(`${name} must be a positive integer`);
+  return value;
+}
+
+/** The wrk load every HTTP benchmark applies: BENCH_CONNECTIONS (64) for BENCH_SECONDS (10) after a warm-up. */
+export const LOAD = {
+  connections: positiveIntegerFromEnv("BENCH_CONNECTIONS", 64),
+  seconds: positiveIntegerFromEnv("BENCH_SECONDS", 10),
+  warmupSeconds: 3,
+};
 
 /** A port that was free a moment ago. */
 export function freePort(): number {
@@ -53,10 +71,15 @@ export function findWrk(): string {
   if (path) return path;
   if (process.getuid?.() === 0) {
     process.stderr.write("wrk not found; installing it with apt-get…\n");
-    spawnSync("apt-get", ["install", "-y", "wrk"], { stdio: "inherit" });
+    const install = () => spawnSync("apt-get", ["install", "-y", "wrk"], { stdio: "inherit" }).status === 0;
+    // A fresh machine may have no package lists yet.
+    if (!install()) {
+      spawnSync("apt-get", ["update"], { stdio: "inherit" });
+      install();
+    }
     path = which();
   }
-  if (!path) throw new Error("the HTTP benchmark needs wrk (Debian: apt-get install wrk)");
+  if (!path) throw new Error("the HTTP benchmarks need wrk (Debian: apt-get install wrk)");
   return path;
 }
 
@@ -70,20 +93,12 @@ export type WrkResult = {
   non2xx: number;
 };
 
-/**
- * Runs wrk with a Lua script that rotates over `keys` and `bodies`, and reads back
- * throughput and latency percentiles.
- */
-export function runWrk(
-  wrk: string,
-  url: string,
-  options: { keys: string[]; bodies: string[]; connections: number; seconds: number; threads?: number },
-): WrkResult {
-  const script = `
-local keys = { ${options.keys.map((k) => JSON.stringify(k)).join(", ")} }
-local bodies = { ${options.bodies.map((b) => `[==[${b}]==]`).join(", ")} }
+/** The Lua script that rotates over keys and bodies and prints one parsable result line. */
+function wrkScript(keys: string[], bodies: string[]): string {
+  return `
+local keys = { ${keys.map((k) => JSON.stringify(k)).join(", ")} }
+local bodies = { ${bodies.map((b) => `[==[${b}]==]`).join(", ")} }
 local counter = 0
-local non2xx = 0
 function setup(thread) thread:set("id", math.random(1, 1000000)) end
 function init(args) counter = id or 0 end
 function request()
@@ -92,50 +107,125 @@ function request()
   if #keys > 0 then headers["X-API-Key"] = keys[(counter % #keys) + 1] end
   return wrk.format("POST", nil, headers, bodies[(counter % #bodies) + 1])
 end
-function response(status) if status < 200 or status > 299 then non2xx = non2xx + 1 end end
 function done(summary, latency, requests)
   io.write(string.format('RESULT {"requests":%d,"us":%d,"p50":%d,"p99":%d,"errors":%d}\\n',
     summary.requests, summary.duration, latency:percentile(50), latency:percentile(99),
-    summary.errors.connect + summary.errors.read + summary.errors.write + summary.errors.timeout + summary.errors.status))
+    summary.errors.connect + summary.errors.read + summary.errors.write + summary.errors.timeout))
 end
 `;
-  const scriptPath = `${process.env.TMPDIR ?? "/tmp"}/bench-wrk-${process.pid}-${Math.random().toString(36).slice(2)}.lua`;
-  Bun.write(scriptPath, script);
-  const run = spawnSync(
-    wrk,
-    [
-      `-t${options.threads ?? 2}`,
-      `-c${options.connections}`,
-      `-d${options.seconds}s`,
-      "--latency",
-      "-s",
-      scriptPath,
-      url,
-    ],
-    { encoding: "utf8", timeout: (options.seconds + 30) * 1000 },
-  );
-  const line = run.stdout.split("\n").find((l) => l.startsWith("RESULT "));
-  if (!line) throw new Error(`wrk failed: ${run.stdout}\n${run.stderr}`);
-  const parsed = JSON.parse(line.slice(7)) as {
-    requests: number;
-    us: number;
-    p50: number;
-    p99: number;
-    errors: number;
-  };
-  const non2xx = Number(/Non-2xx or 3xx responses: (\d+)/.exec(run.stdout)?.[1] ?? 0);
-  const seconds = parsed.us / 1e6;
-  return {
-    requests: parsed.requests,
-    seconds,
-    rps: parsed.requests / seconds,
-    p50ms: parsed.p50 / 1000,
-    p99ms: parsed.p99 / 1000,
-    errors: parsed.errors,
-    non2xx,
-  };
 }
 
+/**
+ * Runs wrk with POSTs that rotate over `keys` (as X-API-Key) and `bodies`, and reads back
+ * throughput and latency percentiles. Asynchronous, so that servers living in this process
+ * (the VIES fake) keep answering while wrk runs.
+ */
+export async function runWrk(
+  wrk: string,
+  url: string,
+  options: { keys: string[]; bodies: string[]; connections: number; seconds: number; threads?: number },
+): Promise<WrkResult> {
+  const scriptPath = join(tmpdir(), `bench-wrk-${process.pid}-${Math.random().toString(36).slice(2)}.lua`);
+  writeFileSync(scriptPath, wrkScript(options.keys, options.bodies));
+  try {
+    const child = Bun.spawn(
+      [
+        wrk,
+        `-t${options.threads ?? 2}`,
+        `-c${options.connections}`,
+        `-d${options.seconds}s`,
+        "--latency",
+        "-s",
+        scriptPath,
+        url,
+      ],
+      { stdout: "pipe", stderr: "pipe" },
+    );
+    const killer = setTimeout(() => child.kill("SIGKILL"), (options.seconds + 30) * 1000);
+    const [stdout, stderr] = await Promise.all([
+      new Response(child.stdout).text(),
+      new Response(child.stderr).text(),
+    ]);
+    await child.exited;
+    clearTimeout(killer);
+    const line = stdout.split("\n").find((l) => l.startsWith("RESULT "));
+    if (!line) throw new Error(`wrk failed: ${stdout}\n${stderr}`);
+    const parsed = JSON.parse(line.slice(7)) as {
+      requests: number;
+      us: number;
+      p50: number;
+      p99: number;
+      errors: number;
+    };
+    const seconds = parsed.us / 1e6;
+    return {
+      requests: parsed.requests,
+      seconds,
+      rps: parsed.requests / seconds,
+      p50ms: parsed.p50 / 1000,
+      p99ms: parsed.p99 / 1000,
+      errors: parsed.errors,
+      non2xx: Number(/Non-2xx or 3xx responses: (\d+)/.exec(stdout)?.[1] ?? 0),
+    };
+  } finally {
+    rmSync(scriptPath, { force: true });
+  }
+}
+
+/** What a load run sends: POST bodies, rotated over. */
+export type Workload = { name: string; bodies: string[] };
+
+/** A warm-up run, then the measured run of `workload` with LOAD's settings. */
+export async function measureWorkload(
+  wrk: string,
+  url: string,
+  keys: string[],
+  workload: Workload,
+  label: string,
+): Promise<WrkResult> {
+  const options = { keys, bodies: workload.bodies, connections: LOAD.connections };
+  await runWrk(wrk, url, { ...options, seconds: LOAD.warmupSeconds });
+  const result = await runWrk(wrk, url, { ...options, seconds: LOAD.seconds });
+  process.stderr.write(
+    `${label}, ${workload.name}: ${Math.round(result.rps)} req/s, p99 ${result.p99ms.toFixed(2)} ms\n`,
+  );
+  return result;
+}
+
+/** One measured row: where, what, and how it went. */
+export type ThroughputRow = { server: string; workload: string; result: WrkResult };
+
+/**
+ * The throughput table: each row against the `bare` row and, when `reference` names a
+ * workload, against that workload's row on the same server.
+ */
+export function throughputTable(rows: ThroughputRow[], bare: WrkResult, reference?: string): string {
+  const percent = (value: number, base: number | undefined) =>
+    base === undefined ? "—" : `${((value / base) * 100).toFixed(0)} %`;
+  const headers = ["server", "workload", "requests/s", "p50 ms", "p99 ms", "vs bare"];
+  if (reference !== undefined) headers.push(`vs ${reference}`);
+  headers.push("non-2xx", "errors");
+  return table(
+    headers,
+    rows.map(({ server, workload, result }) => {
+      const referenceRps = rows.find((row) => row.server === server && row.workload === reference)?.result
+        .rps;
+      return [
+        server,
+        workload,
+        Math.round(result.rps).toLocaleString("en"),
+        result.p50ms.toFixed(2),
+        result.p99ms.toFixed(2),
+        percent(result.rps, bare.rps),
+        ...(reference === undefined ? [] : [percent(result.rps, referenceRps)]),
+        result.non2xx,
+        result.errors,
+      ];
+    }),
+  );
+}
+
+/** A Markdown table. */
 export function table(headers: string[], rows: (string | number)[][]): string {
   const lines = [`| ${headers.join(" | ")} |`, `|${headers.map(() => "---").join("|")}|`];
   for (const row of rows) lines.push(`| ${row.join(" | ")} |`);

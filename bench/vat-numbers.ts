@@ -1,0 +1,46 @@
+import { checkVatFormat } from "../src/vat/format/check-vat-format.ts";
+
+/** A country's numbers: a payload of `width` digits, then check characters the format check accepts. */
+type Shape = { width: number; checkWidth: number; write: (payload: string, check: string) => string };
+
+const SHAPES = {
+  NL: { width: 8, checkWidth: 1, write: (payload, check) => `NL${payload}${check}B01` },
+  DE: { width: 8, checkWidth: 1, write: (payload, check) => `DE${payload}${check}` },
+  BE: { width: 7, checkWidth: 2, write: (payload, check) => `BE0${payload}${check}` },
+} as const satisfies Record<string, Shape>;
+
+export type BenchPrefix = keyof typeof SHAPES;
+
+/** A source of format-valid VAT numbers, none of which it has returned before. */
+export interface VatNumberSource {
+  /** `count` new numbers, cycling over `prefixes`. */
+  take(count: number, prefixes: readonly BenchPrefix[]): string[];
+}
+
+/**
+ * Synthetic numbers from a counter per country; the check characters are found by asking
+ * the service's own format check, so the numbers pass it without a second implementation
+ * of the check-digit rules. Deterministic: every run sees the same numbers.
+ */
+export function createVatNumberSource(): VatNumberSource {
+  const counters: Record<BenchPrefix, number> = { NL: 0, DE: 0, BE: 0 };
+
+  const next = (prefix: BenchPrefix): string => {
+    const { width, checkWidth, write }: Shape = SHAPES[prefix];
+    for (;;) {
+      const payload = String(10 ** (width - 1) + counters[prefix]++);
+      if (payload.length > width) throw new Error(`ran out of ${prefix} numbers`);
+      // Payloads whose check has no solution (the NL elfproef's remainder 10) are skipped.
+      for (let check = 0; check < 10 ** checkWidth; check++) {
+        const candidate = write(payload, String(check).padStart(checkWidth, "0"));
+        if (checkVatFormat(candidate).ok) return candidate;
+      }
+    }
+  };
+
+  return {
+    take(count, prefixes) {
+      return Array.from({ length: count }, (_, i) => next(prefixes[i % prefixes.length] as BenchPrefix));
+    },
+  };
+}
