@@ -30,6 +30,8 @@ export const ConfigSchema = t.Object({
   DATABASE_URL: t.Optional(t.String({ pattern: "^postgres(ql)?://" })),
   DATA_DIR: t.String({ default: "./data" }),
   DATABASE_POOL_SIZE: t.Integer({ minimum: 1, maximum: 200, default: 10 }),
+  /** The most one connection attempt to Postgres may take before it counts as failed. */
+  DATABASE_CONNECT_TIMEOUT_MS: t.Integer({ minimum: 100, maximum: 60_000, default: 2000 }),
 
   UPSTASH_REDIS_REST_URL: t.Optional(t.String({ pattern: "^https?://" })),
   UPSTASH_REDIS_REST_TOKEN: t.Optional(t.String({ minLength: 1 })),

@@ -50,11 +50,20 @@ function rawAccess(db: Db): Pick<Database, "rows" | "transaction"> {
 }
 
 /** Postgres through the `postgres` driver, for `DATABASE_URL`. */
-export function connectPostgres(url: string, options: { max?: number } = {}): Database {
+export function connectPostgres(
+  url: string,
+  options: { max?: number; connectTimeoutMs?: number } = {},
+): Database {
+  // A connection attempt that hangs (a host dropping packets, a Postgres shutting down or
+  // starting up) holds the requests waiting for it, so it is bounded tightly.
+  const connectTimeoutSeconds = (options.connectTimeoutMs ?? 2000) / 1000;
   const client = postgres(url, {
     max: options.max ?? 10,
-    // Seconds. A host that drops packets would otherwise hold each attempt for 30 s.
-    connect_timeout: 5,
+    connect_timeout: connectTimeoutSeconds,
+    // Seconds before reconnecting. The driver's default grows to 20 s and queries wait for
+    // it, so a short Postgres outage would stall every request for that long afterwards;
+    // this keeps failures fast (503 at once) and recovery within half a second.
+    backoff: (retries: number) => Math.min(0.05 * 2 ** retries, 0.5),
     onnotice: () => {},
     connection: { application_name: "vat-iban-service" },
   });
@@ -68,7 +77,7 @@ export function connectPostgres(url: string, options: { max?: number } = {}): Da
     async migrate() {
       // A session-level advisory lock on one dedicated connection serializes concurrent
       // starts: the second instance waits, then finds nothing left to apply.
-      const single = postgres(url, { max: 1, connect_timeout: 5, onnotice: () => {} });
+      const single = postgres(url, { max: 1, connect_timeout: connectTimeoutSeconds, onnotice: () => {} });
       try {
         await single`SELECT pg_advisory_lock(${MIGRATION_LOCK_ID})`;
         await migratePostgres(drizzlePostgres(single), { migrationsFolder: MIGRATIONS_FOLDER });

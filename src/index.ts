@@ -2,6 +2,7 @@ import { adminSocketPath, serveAdminSocket } from "./admin-socket.ts";
 import { buildApp } from "./app.ts";
 import { systemClock } from "./clock.ts";
 import { ConfigError, parseConfig } from "./config.ts";
+import { guardAgainstDriverSocketBug } from "./driver-guard.ts";
 import { createLogger } from "./log.ts";
 import { createServices } from "./services.ts";
 import { openStorage } from "./storage.ts";
@@ -15,6 +16,7 @@ try {
 }
 
 const log = createLogger(config.LOG_LEVEL);
+if (config.DATABASE_URL) guardAgainstDriverSocketBug(log);
 let services: ReturnType<typeof createServices>;
 try {
   const storage = await openStorage(config, log, "server", config.STARTUP_TIMEOUT_MS);

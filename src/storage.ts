@@ -20,7 +20,10 @@ export async function openStorage(
   startupTimeoutMs = 30_000,
 ): Promise<Storage> {
   if (config.DATABASE_URL) {
-    const database = connectPostgres(config.DATABASE_URL, { max: config.DATABASE_POOL_SIZE });
+    const database = connectPostgres(config.DATABASE_URL, {
+      max: config.DATABASE_POOL_SIZE,
+      connectTimeoutMs: config.DATABASE_CONNECT_TIMEOUT_MS,
+    });
     await waitForDatabase(database, log, startupTimeoutMs);
     await prepare(database, config);
     return { database, close: () => database.close() };

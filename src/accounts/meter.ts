@@ -175,8 +175,12 @@ export class Meter {
   /** Reservations and settlements, in one transaction per batch. */
   private async commitOperations(operations: Operation[]): Promise<Outcome[]> {
     const nowMs = this.clock.now();
-    const outcomes = await withRetry(() =>
-      this.database.transaction((rows) => this.applyOperations(rows, operations, nowMs)),
+    // Safe to repeat after a lost connection: a settlement deletes its reservation, so a
+    // second one finds nothing to bill; a reservation made twice only holds a unit until
+    // its lease ends, never bills it.
+    const outcomes = await withRetry(
+      () => this.database.transaction((rows) => this.applyOperations(rows, operations, nowMs)),
+      { afterConnectionLoss: true },
     );
     this.sweepWhenDue(nowMs);
     return outcomes;
@@ -375,15 +379,37 @@ const CHARGE_SQL = `
   WHERE u.key_id = d.key_id AND u.month = d.month AND locked.key_id = u.key_id AND locked.month = u.month
   RETURNING u.key_id, to_char(u.month, 'YYYY-MM-DD') AS month, locked.before, u.used`;
 
-async function withRetry<T>(work: () => Promise<T>): Promise<T> {
+/** Errors of a connection rather than of a statement: the server went away or restarted. */
+const CONNECTION_ERRORS = new Set([
+  "CONNECTION_CLOSED",
+  "CONNECTION_DESTROYED",
+  "CONNECTION_ENDED",
+  "ECONNRESET",
+  "EPIPE",
+  "57P01",
+  "57P02",
+  "57P03",
+]);
+
+/**
+ * Redoes `work` when Postgres aborted it for a deadlock or a serialization failure (lock
+ * order makes those unlikely, not impossible: a foreign session), which is always correct.
+ * With `afterConnectionLoss`, also when its connection was lost — only for work that is
+ * safe to repeat even if the lost connection had committed it.
+ */
+async function withRetry<T>(
+  work: () => Promise<T>,
+  options: { afterConnectionLoss?: boolean } = {},
+): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await work();
     } catch (error) {
-      // Lock order makes deadlocks unlikely, not impossible (a foreign session): Postgres
-      // aborts one side, and redoing the statement or transaction is always correct.
-      const code = (error as { code?: unknown }).code;
-      const retryable = code === "40P01" || code === "40001";
+      const code = String((error as { code?: unknown }).code);
+      const retryable =
+        code === "40P01" ||
+        code === "40001" ||
+        (options.afterConnectionLoss === true && CONNECTION_ERRORS.has(code));
       if (attempt >= 3 || !retryable) throw error;
     }
   }

@@ -20,7 +20,9 @@ export function authentication(deps: { authenticator: Authenticator; rateLimiter
   const callers = new WeakMap<Request, Caller>();
   return new Elysia({ name: "authentication" })
     .onRequest(async ({ request, set }) => {
-      const route = `${request.method} ${pathOf(request.url)}`;
+      // Elysia answers HEAD with the GET route, so HEAD is guarded like GET.
+      const method = request.method === "HEAD" ? "GET" : request.method;
+      const route = `${method} ${pathOf(request.url)}`;
       if (!PROTECTED.has(route)) return;
       const account = await deps.authenticator.authenticate(request.headers);
       noteRequest(request, { keyId: account.keyId, plan: account.plan.id });

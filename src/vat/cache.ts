@@ -99,18 +99,30 @@ export function createVatCache(options: VatCacheOptions): VatCache {
     });
     onFault?.({ operation, reason });
   };
-  const storeFault = (operation: CacheFault["operation"], error: unknown) =>
-    fault(
-      operation,
-      error instanceof StoreError && error.failure === "timeout" ? "timeout" : "store_error",
-      error,
-    );
+  // A store outage fails every cache call: its start and its end are logged, each call is
+  // only counted (onFault), so an outage does not flood the log.
+  let storeDown = false;
+  const storeAnswered = () => {
+    if (!storeDown) return;
+    storeDown = false;
+    log("vat_cache_store_recovered", {});
+  };
+  const storeFault = (operation: CacheFault["operation"], error: unknown) => {
+    const reason = error instanceof StoreError && error.failure === "timeout" ? "timeout" : "store_error";
+    if (storeDown) {
+      onFault?.({ operation, reason });
+      return;
+    }
+    storeDown = true;
+    fault(operation, reason, error);
+  };
 
   return {
     async get(vatNumber) {
       let raw: string | null;
       try {
         raw = await withDeadline(store.get(keyFor(vatNumber)), timeoutMs, "VAT cache get");
+        storeAnswered();
       } catch (error) {
         storeFault("get", error);
         return null;
@@ -147,6 +159,7 @@ export function createVatCache(options: VatCacheOptions): VatCache {
           timeoutMs,
           "VAT cache put",
         );
+        storeAnswered();
       } catch (error) {
         storeFault("put", error);
       }

@@ -1,11 +1,10 @@
 /**
  * The record of billing, read straight from Postgres: what the usage rows of some keys say,
- * to compare with what clients were told. Also issues keys the way the keys command does.
+ * to compare with what clients were told. Also issues keys with the service's own KeyStore.
  */
 import type postgres from "postgres";
 import { KeyStore } from "../../src/accounts/key-store.ts";
 import { connectPostgres } from "../../src/db.ts";
-import type { PlanId } from "../../src/http/schemas.ts";
 
 export type Billing = {
   /** Billed units (SUM of `usage_months.used`). */
@@ -44,11 +43,15 @@ export async function expireReservations(sql: postgres.Sql, keyIds: string[]): P
   return expired.count;
 }
 
-/** Issues `count` keys on the Postgres at `url` (its schema must exist: start the service first). */
+/**
+ * Issues `count` pro keys on the Postgres at `url` (its schema must exist: start the service
+ * first), with a quota too high to matter and a per-minute limit of `rate` (default: too
+ * high to matter).
+ */
 export async function createKeys(
   url: string,
   count: number,
-  options: { plan?: PlanId; quota?: number; rate?: number } = {},
+  options: { rate?: number } = {},
 ): Promise<{ keyId: string; secret: string }[]> {
   const database = connectPostgres(url, { max: 1 });
   try {
@@ -56,9 +59,9 @@ export async function createKeys(
     const keys = [];
     for (let i = 0; i < count; i++) {
       const { record, secret } = await store.create({
-        planId: options.plan ?? "pro",
+        planId: "pro",
         name: "fault test",
-        monthlyQuota: options.quota ?? 1_000_000_000,
+        monthlyQuota: 1_000_000_000,
         ratePerMinute: options.rate ?? 1_000_000_000,
       });
       keys.push({ keyId: record.id, secret });

@@ -3,7 +3,9 @@
  * the VIES fake over HTTP, the service as a real process wired to all three, and keys with
  * limits high enough that only the fault under test shapes the answers.
  */
-import { rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { DEFAULT_VIES_REGISTRY, startViesFake, type ViesFake } from "../fakes/vies.ts";
 import { billingOf, createKeys } from "./billing-rows.ts";
 import {
@@ -22,11 +24,13 @@ export type FaultRig = {
   redis: ThrowawayRedis;
   vies: ViesFake;
   service: ServiceProcess;
-  keys: { keyId: string; secret: string }[];
+  /** API keys with limits too high to matter, and their ids. */
   secrets: string[];
   keyIds: string[];
   /** The billing rows of this rig's keys. */
   billing(): ReturnType<typeof billingOf>;
+  /** GET /ready, summed up: `200 database=ok cache=ok`, `503 service_unavailable`. */
+  ready(): Promise<string>;
   close(): Promise<void>;
 };
 
@@ -34,10 +38,7 @@ export type FaultRig = {
  * Starts the rig; `settings` are added to the service's environment. Always `close()` it
  * (in afterAll): it stops every process and removes every directory, also after a failure.
  */
-export async function startFaultRig(
-  settings: Record<string, string> = {},
-  options: { keys?: number; viesLatencyMs?: number } = {},
-): Promise<FaultRig> {
+export async function startFaultRig(settings: Record<string, string> = {}): Promise<FaultRig> {
   const opened: { close(): Promise<void> }[] = [];
   const closeAll = async () => {
     await stopAllServices();
@@ -50,8 +51,10 @@ export async function startFaultRig(
     opened.push({ close: () => redis.destroy() });
     const vies = await startViesFake();
     opened.push({ close: () => vies.stop() });
-    vies.setLatency(options.viesLatencyMs ?? 20);
-    const dataDir = `/tmp/fault-rig-${crypto.randomUUID()}`;
+    vies.setLatency(20);
+    // Unused with DATABASE_URL (the service must not write there), but set so it never
+    // falls back to ./data in the repository.
+    const dataDir = mkdtempSync(join(tmpdir(), "fault-rig-"));
     opened.push({ close: async () => rmSync(dataDir, { recursive: true, force: true }) });
     const service = serviceProcess({
       DATABASE_URL: postgres.url,
@@ -66,17 +69,26 @@ export async function startFaultRig(
       ...settings,
     });
     await service.start();
-    const keys = await createKeys(postgres.url, options.keys ?? 4);
+    const keys = await createKeys(postgres.url, 4);
     const keyIds = keys.map((key) => key.keyId);
     return {
       postgres,
       redis,
       vies,
       service,
-      keys,
       secrets: keys.map((key) => key.secret),
       keyIds,
       billing: () => billingOf(postgres.sql, keyIds),
+      async ready() {
+        const response = await fetch(`${service.url}/ready`, { signal: AbortSignal.timeout(5000) });
+        const body = (await response.json()) as {
+          database?: string;
+          cache?: string;
+          error?: { code: string };
+        };
+        const state = body.error ? body.error.code : `database=${body.database} cache=${body.cache}`;
+        return `${response.status} ${state}`;
+      },
       close: closeAll,
     };
   } catch (error) {

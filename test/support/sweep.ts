@@ -1,5 +1,4 @@
-import type { Billing } from "./billing-rows.ts";
-import { expireReservations } from "./billing-rows.ts";
+import { type Billing, expireReservations } from "./billing-rows.ts";
 import type { FaultRig } from "./fault-rig.ts";
 
 /**
@@ -8,7 +7,10 @@ import type { FaultRig } from "./fault-rig.ts";
  * expired leases every 10 s while it is used — until none is held. Returns how many were
  * stranded and the billing afterwards.
  */
-export async function sweepStranded(rig: FaultRig, timeoutMs = 15_000): Promise<{ stranded: number; after: Billing }> {
+export async function sweepStranded(
+  rig: FaultRig,
+  timeoutMs = 15_000,
+): Promise<{ stranded: number; after: Billing }> {
   const stranded = await expireReservations(rig.postgres.sql, rig.keyIds);
   const deadline = Date.now() + timeoutMs;
   for (;;) {

@@ -27,6 +27,10 @@ export type Answer = {
   status: number;
   /** The error code of an error answer, or the VAT component's error code in a 200. */
   code: string | null;
+  /** The error message of an error answer. */
+  message: string | null;
+  /** The Retry-After header, when sent. */
+  retryAfter: string | null;
   ms: number;
   billable: boolean;
   /** For VAT components in a 200: served from cache / from the last-known-good copy. */
@@ -141,6 +145,8 @@ export function startTraffic(options: TrafficOptions): Traffic {
         kind,
         status: NETWORK_ERROR,
         code: null,
+        message: null,
+        retryAfter: null,
         ms: 0,
         billable: false,
         cached: false,
@@ -156,15 +162,17 @@ export function startTraffic(options: TrafficOptions): Traffic {
         });
         const text = await response.text();
         answer.status = response.status;
+        answer.retryAfter = response.headers.get("retry-after");
         const read = readAnswer(response.status, response.headers.get("content-type") ?? "", text);
         answer.problem = read.problem;
         const parsed = read.body as {
           billable?: boolean;
-          error?: { code: string };
+          error?: { code: string; message: string };
           vat?: { cached: boolean; stale: boolean; error: { code: string } | null };
         } | null;
         answer.billable = response.status === 200 && parsed?.billable === true;
         answer.code = parsed?.error?.code ?? parsed?.vat?.error?.code ?? null;
+        answer.message = parsed?.error?.message ?? null;
         answer.cached = parsed?.vat?.cached ?? false;
         answer.stale = parsed?.vat?.stale ?? false;
       } catch (error) {
@@ -216,7 +224,9 @@ export function summarize(answers: Answer[], fromMs = 0, toMs = Infinity): Recor
     const outcomes: Record<string, number> = {};
     for (const answer of mine) {
       const label =
-        answer.status === 200 || answer.code === null ? String(answer.status) : `${answer.status} ${answer.code}`;
+        answer.status === 200 || answer.code === null
+          ? String(answer.status)
+          : `${answer.status} ${answer.code}`;
       outcomes[label] = (outcomes[label] ?? 0) + 1;
     }
     const latencies = mine.map((answer) => answer.ms);

@@ -1,0 +1,128 @@
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import type { ViesBehaviour } from "../fakes/vies.ts";
+import { CACHED_VAT, type FaultRig, startFaultRig } from "../support/fault-rig.ts";
+import { seedFrom } from "../support/prng.ts";
+import {
+  type Answer,
+  billableAnswers,
+  contractProblems,
+  startTraffic,
+  summarize,
+} from "../support/traffic.ts";
+
+setDefaultTimeout(90_000);
+
+const SEED = seedFrom("FAULT_SEED");
+
+type Phase = { name: string; behaviour: ViesBehaviour | null; ms: number; freshOutcome: RegExp };
+
+/**
+ * VIES failing in its three ways — down, hanging, throttling — under sustained load, then
+ * back. Numbers never checked before get 503 with the code of the failure (and
+ * Retry-After); numbers checked before are answered from their last-known-good copy
+ * (`stale: true`) once their 1-second freshness has run out; none of it is billed.
+ */
+const PHASES: Phase[] = [
+  { name: "normal", behaviour: null, ms: 1500, freshOutcome: /^200$/ },
+  {
+    name: "down",
+    behaviour: { kind: "fault", fault: "SERVICE_UNAVAILABLE" },
+    ms: 2000,
+    freshOutcome: /^503 service_unavailable$/,
+  },
+  {
+    name: "hanging",
+    behaviour: { kind: "hang" },
+    ms: 4000,
+    // Hanging calls hold the per-state slots: requests that get none in time are throttled.
+    freshOutcome: /^503 (member_state_unavailable|upstream_rate_limited)$/,
+  },
+  {
+    name: "throttling",
+    behaviour: { kind: "fault", fault: "MS_MAX_CONCURRENT_REQ" },
+    ms: 2000,
+    freshOutcome: /^503 upstream_rate_limited$/,
+  },
+  { name: "recovered", behaviour: null, ms: 2000, freshOutcome: /^200$/ },
+];
+
+describe.if(Boolean(process.env.DATABASE_URL))("VIES down, hanging and throttling under load", () => {
+  let rig: FaultRig;
+  beforeAll(async () => {
+    console.log(`fault seed: ${SEED} (replay with FAULT_SEED=${SEED})`);
+    rig = await startFaultRig({
+      VAT_CACHE_TTL_SECONDS: "1",
+      VAT_DEADLINE_MS: "1500",
+      VIES_TIMEOUT_MS: "1000",
+    });
+  });
+  afterAll(() => rig?.close());
+
+  test("503 with the failure's code, stale answers where cached, nothing billed for either", async () => {
+    const traffic = startTraffic({
+      url: rig.service.url,
+      keys: rig.secrets,
+      loops: 10,
+      seed: SEED,
+      weights: { iban: 2, vat_fresh: 3, vat_cached: 3, bad: 1 },
+      cachedVat: CACHED_VAT,
+      timeoutMs: 10_000,
+    });
+    const spans: { phase: Phase; from: number; to: number }[] = [];
+    try {
+      for (const phase of PHASES) {
+        rig.vies.reset();
+        rig.vies.setLatency(20);
+        if (phase.behaviour) rig.vies.setBehaviour("*", phase.behaviour);
+        const from = traffic.elapsed();
+        await Bun.sleep(phase.ms);
+        spans.push({ phase, from, to: traffic.elapsed() });
+      }
+    } finally {
+      await traffic.stop();
+      rig.vies.reset();
+    }
+
+    const answers = traffic.answers;
+    const billing = await rig.billing();
+    const received = billableAnswers(answers);
+    const outcome = (answer: Answer) => (answer.status === 200 ? "200" : `${answer.status} ${answer.code}`);
+    console.log(
+      JSON.stringify({
+        phases: spans.map(({ phase, from, to }) => ({ name: phase.name, ...summarize(answers, from, to) })),
+        billing,
+        received,
+      }),
+    );
+
+    expect(contractProblems(answers)).toEqual([]);
+    expect(answers.filter((answer) => ![200, 400, 503].includes(answer.status))).toEqual([]);
+    for (const { phase, from, to } of spans) {
+      // Answers sent and received within the phase (the last 2 s of a phase for requests that
+      // started before it could still be finishing).
+      const within = answers.filter((answer) => answer.at >= from + 100 && answer.at + answer.ms < to);
+      const fresh = within.filter((answer) => answer.kind === "vat_fresh");
+      const cached = within.filter((answer) => answer.kind === "vat_cached");
+      const label = `${phase.name}: `;
+      expect(fresh.length).toBeGreaterThanOrEqual(3);
+      expect(
+        fresh
+          .map((answer) => label + outcome(answer))
+          .filter((text) => !phase.freshOutcome.test(text.slice(label.length))),
+      ).toEqual([]);
+      // Cached numbers are always answered: fresh, from the cache, or from last-known-good.
+      expect(
+        cached.filter((answer) => answer.status !== 200).map((answer) => label + outcome(answer)),
+      ).toEqual([]);
+      if (phase.behaviour) {
+        expect(fresh.filter((answer) => answer.retryAfter === null)).toEqual([]);
+        expect(cached.filter((answer) => answer.stale).length).toBeGreaterThan(3);
+        expect(within.filter((answer) => answer.kind !== "iban" && answer.billable)).toEqual([]);
+      } else {
+        expect(cached.filter((answer) => answer.stale)).toEqual([]);
+      }
+    }
+    expect(billing.used).toBe(received);
+    expect(billing).toMatchObject({ reserved: 0, reservations: 0 });
+  });
+});
