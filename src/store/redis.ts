@@ -24,7 +24,9 @@ export function createRedisStore({ url, timeoutMs }: RedisStoreOptions): KeyValu
   // gives up for good after `maxRetries`, and its offline queue would hold calls for as long
   // as the outage lasts.
   const client = new RedisClient(url, {
-    connectionTimeout: timeoutMs,
+    // Longer than the call deadline, so a server that accepts and never answers fails the
+    // call with our timeout (which then closes the connection), never a race between the two.
+    connectionTimeout: timeoutMs * 2,
     autoReconnect: false,
     enableOfflineQueue: false,
   });
