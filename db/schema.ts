@@ -13,7 +13,7 @@ import {
   uniqueIndex,
 } from "drizzle-orm/pg-core";
 
-/** The plans customers subscribe to; rows are seeded by a migration. */
+/** The plans customers subscribe to; written from `src/accounts/plans.ts` at every start. */
 export const plans = pgTable("plans", {
   id: text("id").primaryKey(),
   name: text("name").notNull(),
@@ -97,7 +97,11 @@ export const reservations = pgTable(
     month: date("month", { mode: "string" }).notNull(),
     expiresAt: timestamp("expires_at", { withTimezone: true, mode: "date" }).notNull(),
   },
-  (table) => [index("reservations_key_month_idx").on(table.keyId, table.month, table.expiresAt)],
+  (table) => [
+    index("reservations_key_month_idx").on(table.keyId, table.month, table.expiresAt),
+    // The sweep looks for expired leases across all keys.
+    index("reservations_expires_at_idx").on(table.expiresAt),
+  ],
 );
 
 /** Per-minute request counts, used when several instances share Postgres but no Redis. */
@@ -108,5 +112,9 @@ export const rateWindows = pgTable(
     windowStart: timestamp("window_start", { withTimezone: true, mode: "date" }).notNull(),
     count: integer("count").notNull().default(0),
   },
-  (table) => [primaryKey({ columns: [table.keyId, table.windowStart] })],
+  (table) => [
+    primaryKey({ columns: [table.keyId, table.windowStart] }),
+    // Old windows are deleted by their start.
+    index("rate_windows_window_start_idx").on(table.windowStart),
+  ],
 );

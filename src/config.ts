@@ -99,7 +99,11 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     const given = env[name];
     const choices = (error.schema.anyOf as { const?: unknown }[] | undefined)?.map((option) => option.const);
     const rule = choices ? `expected one of ${choices.join(", ")}` : error.message;
-    return `${name}${given === undefined ? "" : `=${JSON.stringify(given)}`}: ${rule}`;
+    // URLs carry passwords and the other named settings are secrets: their values stay out
+    // of the message, which ends up in logs.
+    const secret = /URL|TOKEN|SECRET|CLIENT_ID/.test(name);
+    const shown = given === undefined || secret ? "" : `=${JSON.stringify(given)}`;
+    return `${name}${shown}: ${rule}`;
   });
   const config = converted as Config;
   if (config.UK_VAT_ENABLED && (!config.UK_VAT_CLIENT_ID || !config.UK_VAT_CLIENT_SECRET)) {

@@ -64,16 +64,21 @@ async function shutdown(signal: string): Promise<void> {
   if (stopping) return;
   stopping = true;
   log.info("shutting_down", { signal, pending_requests: app.server?.pendingRequests });
-  admin?.stop();
-  const drained = await Promise.race([
-    app.stop(false).then(() => true),
-    Bun.sleep(config.SHUTDOWN_TIMEOUT_MS).then(() => false),
-  ]);
-  if (!drained) {
-    log.warn("shutdown_timeout", { pending_requests: app.server?.pendingRequests });
-    await app.stop(true);
+  try {
+    admin?.stop();
+    const drained = await Promise.race([
+      app.stop(false).then(() => true),
+      Bun.sleep(config.SHUTDOWN_TIMEOUT_MS).then(() => false),
+    ]);
+    if (!drained) {
+      log.warn("shutdown_timeout", { pending_requests: app.server?.pendingRequests });
+      await app.stop(true);
+    }
+    await services.close();
+  } catch (error) {
+    log.error("shutdown_failed", { error: error instanceof Error ? error.message : String(error) });
+    process.exit(1);
   }
-  await services.close();
   log.info("stopped", { signal });
   process.exit(0);
 }

@@ -38,6 +38,8 @@ const GATEWAY_HEADERS = ["x-gateway-proxy-secret", "x-gateway-user", "x-gateway-
 /** The limits that apply to a key: its own overrides, else its plan's. */
 export function accountOf(record: KeyRecord, plans: Record<PlanId, Plan>): Account {
   const plan = plans[record.planId];
+  // Plans come from code; a row naming one no longer offered cannot be served.
+  if (!plan) throw new ApiError("forbidden", "this API key's plan is no longer offered");
   return {
     keyId: record.id,
     kind: record.kind,
@@ -95,11 +97,6 @@ export class Authenticator {
     );
     if (!record) throw new ApiError("unauthorized", "the API key is not valid");
     return this.accountOf(record);
-  }
-
-  /** Forgets every cached key; the next request of each key asks the database. */
-  clear(): void {
-    this.cache.clear();
   }
 
   private async authenticateGateway(headers: Headers): Promise<Account> {

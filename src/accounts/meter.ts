@@ -175,13 +175,22 @@ export class Meter {
   /** Reservations and settlements, in one transaction per batch. */
   private async commitOperations(operations: Operation[]): Promise<Outcome[]> {
     const nowMs = this.clock.now();
-    // Safe to repeat after a lost connection: a settlement deletes its reservation, so a
-    // second one finds nothing to bill; a reservation made twice only holds a unit until
-    // its lease ends, never bills it.
-    const outcomes = await withRetry(
-      () => this.database.transaction((rows) => this.applyOperations(rows, operations, nowMs)),
-      { afterConnectionLoss: true },
-    );
+    const outcomes = await withRetry(async () => {
+      let committing = false;
+      try {
+        return await this.database.transaction(async (rows) => {
+          const results = await this.applyOperations(rows, operations, nowMs);
+          committing = true;
+          return results;
+        });
+      } catch (error) {
+        // A connection lost before COMMIT was sent rolled the transaction back: redoing it
+        // is safe (the first requests after a Postgres restart meet such connections). Lost
+        // during COMMIT, the outcome is unknown, so the batch fails instead.
+        if (!committing && CONNECTION_ERRORS.has(errorCode(error))) throw new RetryableError(error);
+        throw error;
+      }
+    });
     this.sweepWhenDue(nowMs);
     return outcomes;
   }
@@ -190,7 +199,7 @@ export class Meter {
   private sweepWhenDue(nowMs: number): void {
     if (nowMs - this.lastSweepMs < SWEEP_EVERY_MS) return;
     this.lastSweepMs = nowMs;
-    // Outside the batch's transaction, so it never holds the batch's row locks.
+    // In a transaction of its own, locking usage rows in the same order as the batches.
     this.sweepExpired().catch(() => {
       this.lastSweepMs = 0;
     });
@@ -327,27 +336,42 @@ export class Meter {
    * returning their units to the quota. Runs every SWEEP_EVERY_MS while the meter is used.
    */
   async sweepExpired(): Promise<void> {
-    const nowMs = this.clock.now();
-    await this.database.transaction(async (rows) => {
-      const expired = await rows<{ key_id: string; month: string; n: number }>(sql`
-        WITH gone AS (
-          DELETE FROM reservations WHERE expires_at <= ${new Date(nowMs).toISOString()}::timestamptz
-          RETURNING key_id, month
-        )
-        SELECT key_id, to_char(month, 'YYYY-MM-DD') AS month, count(*)::int AS n FROM gone GROUP BY 1, 2`);
-      const ordered = expired
-        .map((row) => ({ keyId: row.key_id, month: row.month, n: row.n }))
-        .sort(byKeyAndMonth);
-      if (ordered.length === 0) return;
-      await rows(sql`
-        UPDATE usage_months AS u SET reserved = GREATEST(0, u.reserved - d.n)
-        FROM (
-          SELECT * FROM jsonb_to_recordset(${JSON.stringify(
-            ordered.map((g) => ({ key_id: g.keyId, month: g.month, n: g.n })),
-          )}::jsonb) AS d(key_id text, month text, n int) ORDER BY d.key_id, d.month
-        ) AS d
-        WHERE u.key_id = d.key_id AND u.month = d.month::date`);
-    });
+    const now = new Date(this.clock.now()).toISOString();
+    await withRetry(() =>
+      this.database.transaction(async (rows) => {
+        const due = await rows<{ key_id: string; month: string }>(sql`
+          SELECT DISTINCT key_id, to_char(month, 'YYYY-MM-DD') AS month
+          FROM reservations WHERE expires_at <= ${now}::timestamptz`);
+        if (due.length === 0) return;
+        const groups = JSON.stringify(
+          due
+            .map((row) => ({ keyId: row.key_id, month: row.month }))
+            .sort(byKeyAndMonth)
+            .map((g) => ({ key_id: g.keyId, month: g.month })),
+        );
+        // The usage rows first, in key order, as every batch locks them: a sweep and a batch
+        // never hold each other's locks.
+        await rows(sql`
+          SELECT 1 FROM usage_months u
+          JOIN jsonb_to_recordset(${groups}::jsonb) AS d(key_id text, month text)
+            ON u.key_id = d.key_id AND u.month = d.month::date
+          ORDER BY u.key_id, u.month
+          FOR UPDATE OF u`);
+        // Reservations settled meanwhile are gone, so only what is deleted here is released.
+        await rows(sql`
+          WITH gone AS (
+            DELETE FROM reservations r
+            USING jsonb_to_recordset(${groups}::jsonb) AS d(key_id text, month text)
+            WHERE r.key_id = d.key_id AND r.month = d.month::date AND r.expires_at <= ${now}::timestamptz
+            RETURNING r.key_id, r.month
+          ), released AS (
+            SELECT key_id, month, count(*)::int AS n FROM gone GROUP BY 1, 2
+          )
+          UPDATE usage_months AS u SET reserved = GREATEST(0, u.reserved - released.n)
+          FROM released
+          WHERE u.key_id = released.key_id AND u.month = released.month`);
+      }),
+    );
   }
 }
 
@@ -391,26 +415,32 @@ const CONNECTION_ERRORS = new Set([
   "57P03",
 ]);
 
+/** The SQLSTATE or driver code of an error; Drizzle keeps the driver's error as `cause`. */
+function errorCode(error: unknown): string {
+  const { code, cause } = (error ?? {}) as { code?: unknown; cause?: { code?: unknown } };
+  return String(code ?? cause?.code);
+}
+
+/** Marks a failure that is safe to redo, whatever its code. */
+class RetryableError extends Error {
+  constructor(readonly original: unknown) {
+    super("retryable");
+  }
+}
+
 /**
  * Redoes `work` when Postgres aborted it for a deadlock or a serialization failure (lock
- * order makes those unlikely, not impossible: a foreign session), which is always correct.
- * With `afterConnectionLoss`, also when its connection was lost — only for work that is
- * safe to repeat even if the lost connection had committed it.
+ * order makes those unlikely, not impossible: a foreign session), or when `work` says the
+ * failure is safe to redo — at most three attempts.
  */
-async function withRetry<T>(
-  work: () => Promise<T>,
-  options: { afterConnectionLoss?: boolean } = {},
-): Promise<T> {
+async function withRetry<T>(work: () => Promise<T>): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await work();
     } catch (error) {
-      const code = String((error as { code?: unknown }).code);
-      const retryable =
-        code === "40P01" ||
-        code === "40001" ||
-        (options.afterConnectionLoss === true && CONNECTION_ERRORS.has(code));
-      if (attempt >= 3 || !retryable) throw error;
+      const retryable = error instanceof RetryableError || ["40P01", "40001"].includes(errorCode(error));
+      const original = error instanceof RetryableError ? error.original : error;
+      if (attempt >= 3 || !retryable) throw original;
     }
   }
 }

@@ -12,8 +12,7 @@ try {
     `migrated ${config.DATABASE_URL ? "Postgres at DATABASE_URL" : `embedded database in ${config.DATA_DIR}`}\n`,
   );
 } catch (error) {
-  process.stderr.write(
-    `db:migrate: ${error instanceof ConfigError || error instanceof Error ? error.message : String(error)}\n`,
-  );
-  process.exitCode = 1;
+  process.stderr.write(`db:migrate: ${error instanceof Error ? error.message : String(error)}\n`);
+  // As for `keys`: 2 for a configuration to fix, 1 for a run that failed.
+  process.exitCode = error instanceof ConfigError ? 2 : 1;
 }

@@ -24,12 +24,13 @@ export function authentication(deps: { authenticator: Authenticator; rateLimiter
       const method = request.method === "HEAD" ? "GET" : request.method;
       const route = `${method} ${pathOf(request.url)}`;
       if (!PROTECTED.has(route)) return;
+      // The gateway bills from this header, so every answer to a call that presents the gateway
+      // secret carries it — refusals included; the validate route raises it to 1 when billable.
+      if (route === "POST /validate" && request.headers.has("x-gateway-proxy-secret")) {
+        set.headers["x-gateway-billing"] = "Validations=0";
+      }
       const account = await deps.authenticator.authenticate(request.headers);
       noteRequest(request, { keyId: account.keyId, plan: account.plan.id });
-      // The gateway bills from this header, so every answer to a gateway call carries it;
-      // the validate route raises it to 1 when the request was billable.
-      if (account.kind === "gateway" && route === "POST /validate")
-        set.headers["x-gateway-billing"] = "Validations=0";
       const rate = await deps.rateLimiter.hit(account.keyId, account.ratePerMinute).catch(() => {
         throw new ApiError("service_unavailable", "the rate-limit store is unreachable; try again shortly", {
           retryAfter: 5,

@@ -237,7 +237,8 @@ export function docs(options: { version: string; description: string }) {
     .get(
       "/swagger/assets/:name",
       ({ params }) => {
-        const asset = assets[params.name];
+        // Own properties only: `constructor` or `__proto__` must not find the object's prototype.
+        const asset = Object.hasOwn(assets, params.name) ? assets[params.name] : undefined;
         if (!asset) throw new ApiError("not_found", `no documentation asset named ${params.name}`);
         return new Response(asset.file, {
           headers: { "content-type": asset.type, "cache-control": "public, max-age=86400" },

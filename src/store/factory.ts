@@ -15,7 +15,7 @@ export type KeyValueStoreConfig = {
 };
 
 /** Room for the VAT cache and counters of one instance: entries are well under 1 KB each. */
-export const DEFAULT_MEMORY_MAX_ENTRIES = 10_000;
+export const DEFAULT_MEMORY_MAX_ENTRIES = 100_000;
 
 /**
  * The store the configuration asks for: Upstash when both its URL and token are set, else

@@ -6,6 +6,7 @@ import { ApiError } from "../errors.ts";
 import type { ValidateRequest, ValidateResponse } from "../http/schemas.ts";
 import type { IbanEngine } from "../iban/engine.ts";
 import type { IbanResult } from "../iban/schema.ts";
+import type { Logger } from "../log.ts";
 import type { Metrics } from "../observability/metrics.ts";
 import type { VatResult } from "../vat/schema.ts";
 import type { VatResolution, VatService } from "../vat/service.ts";
@@ -17,7 +18,13 @@ export type ValidationDeps = {
   meter: Meter;
   clock: Clock;
   metrics: Metrics;
+  log: Logger;
 };
+
+function errorMessage(error: unknown): string {
+  const cause = (error as { cause?: unknown }).cause ?? error;
+  return cause instanceof Error ? cause.message : String(cause);
+}
 
 /** The answer to one validate request, before it becomes HTTP. */
 export type ValidationOutcome = {
@@ -29,8 +36,9 @@ export type ValidationOutcome = {
   upstream: VatResolution["upstream"] | null;
 };
 
-function meterUnavailable(metrics: Metrics, operation: string): ApiError {
-  metrics.storeErrors.inc({ store: "database", operation });
+function meterUnavailable(deps: ValidationDeps, operation: string, error: unknown): ApiError {
+  deps.metrics.storeErrors.inc({ store: "database", operation });
+  deps.log.warn("meter_unavailable", { operation, error: errorMessage(error) });
   return new ApiError("service_unavailable", "usage cannot be recorded right now; try again shortly", {
     retryAfter: 5,
   });
@@ -65,8 +73,8 @@ export async function validate(
       charge: ibanBillable && !needsUpstream,
       reserve: needsUpstream,
     });
-  } catch {
-    throw meterUnavailable(deps.metrics, "admit");
+  } catch (error) {
+    throw meterUnavailable(deps, "admit", error);
   }
   if (!admission.ok) {
     throw new ApiError("quota_exceeded", "the monthly quota is used up; cached answers are still served", {
@@ -82,16 +90,25 @@ export async function validate(
   let used = admission.used;
   if (vatPlan?.kind === "answered") vat = vatPlan.result;
   if (vatPlan?.kind === "upstream" && admission.reservation) {
-    const resolved = await deps.vat.resolve(vatPlan);
+    const reservation = admission.reservation;
+    const resolved = await deps.vat.resolve(vatPlan).catch(async (error: unknown) => {
+      // resolve() is not meant to throw; if it does, the unit is given back at once.
+      await deps.meter.settle(reservation, false).catch(() => {});
+      throw error;
+    });
     vat = resolved.result;
     vatRetryAfter = resolved.retryAfterSeconds ?? undefined;
     upstream = resolved.upstream;
     try {
-      const settled = await deps.meter.settle(admission.reservation, resolved.fresh || ibanBillable);
+      const settled = await deps.meter.settle(reservation, resolved.fresh || ibanBillable);
       billable = settled.billed;
       used = settled.used;
-    } catch {
-      throw meterUnavailable(deps.metrics, "settle");
+    } catch (error) {
+      // The answer is there and is given: an unsettled reservation lapses unbilled at the end
+      // of its lease, so this request is not billed, and says so.
+      deps.metrics.storeErrors.inc({ store: "database", operation: "settle" });
+      deps.log.error("settlement_failed", { key_id: account.keyId, error: errorMessage(error) });
+      billable = false;
     }
   }
 

@@ -64,7 +64,11 @@ const CacheEntrySchema = t.Object({
     valid: t.Boolean(),
     name: nullableString,
     address: nullableString,
-    checkedAt: t.String(),
+    // A full timestamp, as the response schema requires of `checked_at`: an entry written by
+    // something else (an older version, another environment) must not break a response.
+    checkedAt: t.String({
+      pattern: "^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d+)?(Z|[+-]\\d{2}:\\d{2})$",
+    }),
     consultationNumber: nullableString,
     source: t.Union([t.Literal("vies"), t.Literal("uk_authority")]),
   }),

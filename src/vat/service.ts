@@ -190,7 +190,7 @@ export function createVatService(options: VatServiceOptions): VatService {
       // The answer does not wait past the deadline for the cache; the write goes on regardless.
       await settleWithin(cacheFor(outcome).put(vatNumber, outcome), budget.remainingMs());
     } else if (outcome.code === "invalid_input") {
-      log.warn("vat_upstream_refused_input", { vatNumber, detail: outcome.detail });
+      log.warn("vat_upstream_refused_input", { prefix, detail: outcome.detail });
     } else {
       log.warn("vat_upstream_fault", { prefix, code: outcome.code, detail: outcome.detail, attempts });
     }

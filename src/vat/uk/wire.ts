@@ -55,7 +55,8 @@ export type Fetch = (input: string, init?: RequestInit) => Promise<Response>;
  */
 export async function exchange(fetch: Fetch, url: string, init: RequestInit): Promise<HmrcReply | null> {
   try {
-    const response = await fetch(url, init);
+    // Never follow a redirect: it would carry the bearer token to wherever it points.
+    const response = await fetch(url, { ...init, redirect: "manual" });
     return { status: response.status, body: await response.text() };
   } catch {
     return null;

@@ -1,0 +1,2 @@
+CREATE INDEX "rate_windows_window_start_idx" ON "rate_windows" USING btree ("window_start");--> statement-breakpoint
+CREATE INDEX "reservations_expires_at_idx" ON "reservations" USING btree ("expires_at");
