@@ -63,7 +63,13 @@ describe("a configuration that cannot work", () => {
     const exit = await box.keys(["list"], serviceEnv({ DATA_DIR: dataDir, [name]: value }));
     expect(exit).toMatchObject({ code: 2, stdout: "" });
     expect(exit.stderr).toStartWith("keys: invalid configuration:\n");
-    expect(exit.stderr).toContain(`${name}=${JSON.stringify(value)}`);
+    // URLs can carry passwords: their values are never echoed, the others are.
+    if (name.endsWith("_URL")) {
+      expect(exit.stderr).toContain(`${name}:`);
+      expect(exit.stderr).not.toContain(value);
+    } else {
+      expect(exit.stderr).toContain(`${name}=${JSON.stringify(value)}`);
+    }
     expect(readdirSync(dataDir)).toEqual([]);
   });
 
