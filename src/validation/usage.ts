@@ -1,6 +1,6 @@
 import type { Account } from "../accounts/authenticator.ts";
 import type { Meter } from "../accounts/meter.ts";
-import { periodAt } from "../accounts/period.ts";
+import { periodAt, resetAtOf } from "../accounts/period.ts";
 import { ApiError } from "../errors.ts";
 import type { Usage, UsageBlock } from "../http/schemas.ts";
 import type { Metrics } from "../observability/metrics.ts";
@@ -12,7 +12,7 @@ export function usageBlock(account: Account, used: number, resetMs: number): Usa
     used,
     limit: account.monthlyQuota,
     remaining: account.monthlyQuota === null ? null : Math.max(0, account.monthlyQuota - used),
-    reset_at: new Date(resetMs).toISOString(),
+    reset_at: resetAtOf(resetMs),
   };
 }
 
@@ -22,7 +22,7 @@ export function quotaHeaders(account: Account, used: number, resetMs: number): R
   return {
     "x-quota-limit": String(account.monthlyQuota),
     "x-quota-remaining": String(Math.max(0, account.monthlyQuota - used)),
-    "x-quota-reset": new Date(resetMs).toISOString(),
+    "x-quota-reset": resetAtOf(resetMs),
   };
 }
 
@@ -51,8 +51,8 @@ export async function usageReport(
     monthly_quota: account.monthlyQuota,
     used,
     remaining: account.monthlyQuota === null ? null : Math.max(0, account.monthlyQuota - used),
-    period_start: new Date(period.startMs).toISOString(),
-    reset_at: new Date(period.resetMs).toISOString(),
+    period_start: period.startAt,
+    reset_at: period.resetAt,
     rate_limit_per_minute: account.ratePerMinute,
     requests_this_month: requests,
     key_id: account.kind === "direct" ? account.keyId : null,
