@@ -15,11 +15,10 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { BUN } from "../test/cli/support.ts";
 import { startViesFake } from "../test/fakes/vies.ts";
 import { CACHED_VAT } from "../test/support/fault-rig.ts";
 import { seedFrom } from "../test/support/prng.ts";
-import { type ServiceProcess, serviceProcess, stopAllServices } from "../test/support/service.ts";
+import { BUN, type ServiceProcess, serviceProcess, stopAllServices } from "../test/support/service.ts";
 import { type Answer, KINDS, type Kind, startTraffic, summarize } from "../test/support/traffic.ts";
 
 const SECONDS = Number(process.env.LOAD_SECONDS ?? 30);

@@ -2,6 +2,7 @@ import { spawnSync } from "node:child_process";
 import { rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { freePort } from "../test/support/ports.ts";
 
 /** A child process serving HTTP on `port`. */
 export type RunningServer = { port: number; stop(): Promise<void> };
@@ -20,14 +21,6 @@ export const LOAD = {
   seconds: positiveIntegerFromEnv("BENCH_SECONDS", 10),
   warmupSeconds: 3,
 };
-
-/** A port that was free a moment ago. */
-export function freePort(): number {
-  const listener = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
-  const port = listener.port;
-  listener.stop(true);
-  return port;
-}
 
 /** Starts `command` with PORT set and waits until `readyPath` answers. */
 export async function startServer(

@@ -3,8 +3,8 @@ import { KeyStore } from "../../src/accounts/key-store.ts";
 import { Meter } from "../../src/accounts/meter.ts";
 import { planCatalogue } from "../../src/accounts/plans.ts";
 import type { Database } from "../../src/db.ts";
-import { manualClock } from "../store/manual-clock.ts";
 import { secondConnection, testDatabase } from "../support/database.ts";
+import { manualClock } from "../support/manual-clock.ts";
 
 let database: Database;
 let keys: KeyStore;

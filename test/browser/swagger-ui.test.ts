@@ -6,8 +6,8 @@ import { type Browser, type BrowserContext, chromium, type Page } from "playwrig
 import type { CreatedKey } from "../../src/accounts/admin.ts";
 import { adminSocketPath } from "../../src/admin-socket.ts";
 import type { ValidateResponse } from "../../src/http/schemas.ts";
-import { type RunningServer, sandbox, serviceEnv } from "../cli/support.ts";
 import { startViesFake, type ViesFake } from "../fakes/vies.ts";
+import { type RunningServer, sandbox, serviceEnv } from "../support/service.ts";
 import { ensureChromium } from "./ensure-chromium.ts";
 
 /**

@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { CreatedKey } from "../../src/accounts/admin.ts";
-import { BUN, type RunningServer, sandbox, serviceEnv, singleJsonLine, validateIban } from "./support.ts";
+import { BUN, type RunningServer, sandbox, serviceEnv, validateIban } from "../support/service.ts";
 
 // Real processes, and a first start of embedded Postgres, take longer than bun's 5 s default.
 setDefaultTimeout(30_000);
@@ -66,14 +65,12 @@ describe("one process at a time owns the embedded data directory", () => {
   test("an owner.pid left by a process that is gone is taken over", async () => {
     // The holder of the previous test is dead now; its file is still there.
     expect(existsSync(ownerFile())).toBe(true);
-    const exit = await box.keys(["create", "--plan", "free"], env);
-    expect(exit).toMatchObject({ code: 0, stderr: "" });
+    const key = await box.createKey(["--plan", "free"], env);
     expect(existsSync(ownerFile())).toBe(false);
 
     writeFileSync(ownerFile(), `${await deadPid()} server\n`);
     server = await box.startServer(env);
     expect(owner()).toBe(`${server.pid} server\n`);
-    const key = singleJsonLine(exit.stdout) as CreatedKey;
     expect((await validateIban(server, key.api_key)).status).toBe(200);
   });
 
@@ -82,9 +79,7 @@ describe("one process at a time owns the embedded data directory", () => {
     expect(existsSync(ownerFile())).toBe(true);
     expect(existsSync(join(dataDir, "admin.sock"))).toBe(true);
 
-    const exit = await box.keys(["create", "--plan", "pro"], env);
-    expect(exit).toMatchObject({ code: 0, stderr: "" });
-    const key = singleJsonLine(exit.stdout) as CreatedKey;
+    const key = await box.createKey(["--plan", "pro"], env);
 
     server = await box.startServer(env);
     expect(owner()).toBe(`${server.pid} server\n`);

@@ -5,7 +5,6 @@ import { join } from "node:path";
 import type { CreatedKey, KeySummary } from "../../src/accounts/admin.ts";
 import type { Usage } from "../../src/http/schemas.ts";
 import {
-  awayFromMinuteEdge,
   httpUsage,
   KEY_CACHE_TTL_MS,
   type RunningServer,
@@ -13,7 +12,8 @@ import {
   serviceEnv,
   singleJsonLine,
   validateIban,
-} from "./support.ts";
+} from "../support/service.ts";
+import { expectLimitsEnforced, expectUnknownKeyRefused } from "./keys-checks.ts";
 
 // Real processes, and a first start of embedded Postgres, take longer than bun's 5 s default.
 setDefaultTimeout(30_000);
@@ -27,22 +27,15 @@ let server: RunningServer;
 
 const ownerPid = () => readFileSync(join(dataDir, "owner.pid"), "utf8").split(" ")[0];
 
-async function create(args: string[]): Promise<CreatedKey> {
-  const exit = await box.keys(["create", ...args], env);
-  expect(exit).toMatchObject({ code: 0, stderr: "" });
-  return singleJsonLine(exit.stdout) as CreatedKey;
-}
+const create = (args: string[]) => box.createKey(args, env);
 
 async function list(): Promise<{ keys: KeySummary[]; stdout: string }> {
-  const exit = await box.keys(["list"], env);
-  expect(exit).toMatchObject({ code: 0, stderr: "" });
-  return { keys: JSON.parse(exit.stdout) as KeySummary[], stdout: exit.stdout };
+  const stdout = await box.keysOk(["list"], env);
+  return { keys: JSON.parse(stdout) as KeySummary[], stdout };
 }
 
 async function usage(keyId: string): Promise<Usage> {
-  const exit = await box.keys(["usage", keyId], env);
-  expect(exit).toMatchObject({ code: 0, stderr: "" });
-  return JSON.parse(exit.stdout) as Usage;
+  return JSON.parse(await box.keysOk(["usage", keyId], env)) as Usage;
 }
 
 beforeAll(async () => {
@@ -134,17 +127,7 @@ describe("with the server running, keys go through its admin socket", () => {
       monthly_quota: 1,
       rate_per_minute: 180,
     });
-
-    await awayFromMinuteEdge();
-    const statuses = [];
-    for (let i = 0; i < 3; i++) statuses.push(await validateIban(server, limited.api_key));
-    expect(statuses.map((answer) => answer.status)).toEqual([200, 200, 429]);
-    expect(statuses[2]?.body.error?.code).toBe("rate_limited");
-
-    expect((await validateIban(server, small.api_key)).status).toBe(200);
-    const over = await validateIban(server, small.api_key);
-    expect(over.status).toBe(429);
-    expect(over.body.error?.code).toBe("quota_exceeded");
+    await expectLimitsEnforced(server, limited, small);
   });
 
   test("usage reports what was billed over HTTP, as GET /usage does", async () => {
@@ -168,9 +151,7 @@ describe("with the server running, keys go through its admin socket", () => {
     revoked = await create(["--plan", "free"]);
     // In use, so the server has it cached as valid when the revocation lands.
     expect((await validateIban(server, revoked.api_key)).status).toBe(200);
-    const exit = await box.keys(["revoke", revoked.key_id], env);
-    expect(exit).toMatchObject({ code: 0, stderr: "" });
-    const summary = JSON.parse(exit.stdout) as KeySummary;
+    const summary = JSON.parse(await box.keysOk(["revoke", revoked.key_id], env)) as KeySummary;
     expect(summary.key_id).toBe(revoked.key_id);
     expect(Date.parse(summary.revoked_at ?? "")).toBeGreaterThan(Date.parse(summary.created_at));
 
@@ -186,13 +167,8 @@ describe("with the server running, keys go through its admin socket", () => {
     expect((JSON.parse(again.stdout) as KeySummary).revoked_at).toBe(summary.revoked_at);
   });
 
-  test("revoke and usage of a key that does not exist fail, with nothing on stdout", async () => {
-    for (const command of ["revoke", "usage"]) {
-      const exit = await box.keys([command, "key_doesnotexist0000"], env);
-      expect(exit).toMatchObject({ code: 1, stdout: "" });
-      expect(exit.stderr).toBe(`keys ${command}: no key key_doesnotexist0000\n`);
-    }
-  });
+  test("revoke and usage of a key that does not exist fail, with nothing on stdout", () =>
+    expectUnknownKeyRefused(box, env));
 });
 
 describe("with no server running, keys open the data directory themselves", () => {

@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { BUN, sandbox, serviceEnv } from "./support.ts";
+import { BUN, sandbox, serviceEnv } from "../support/service.ts";
 
 // Real processes, and a first start of embedded Postgres, take longer than bun's 5 s default.
 setDefaultTimeout(30_000);

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { sql } from "drizzle-orm";
 import postgres from "postgres";
 import { openPglite } from "../../src/db.ts";
-import { type Exit, ROOT, sandbox, serviceEnv } from "./support.ts";
+import { type Exit, ROOT, sandbox, serviceEnv } from "../support/service.ts";
 
 // Real processes, and a first start of embedded Postgres, take longer than bun's 5 s default.
 setDefaultTimeout(30_000);

@@ -1,13 +1,12 @@
-import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import { expireReservations } from "../support/billing-rows.ts";
-import { CACHED_VAT, type FaultRig, startFaultRig } from "../support/fault-rig.ts";
+import { faultRigForDescribe } from "../support/fault-rig.ts";
 import { seedFrom } from "../support/prng.ts";
 import {
   type Answer,
   billableAnswers,
   contractProblems,
   NETWORK_ERROR,
-  startTraffic,
   summarize,
 } from "../support/traffic.ts";
 
@@ -25,21 +24,14 @@ const KILLS = 3;
  * sweep (their lease is ended early here instead of waiting 60 s) and never billed.
  */
 describe.if(Boolean(process.env.DATABASE_URL))("kill -9 of the service under load", () => {
-  let rig: FaultRig;
-  beforeAll(async () => {
-    console.log(`fault seed: ${SEED} (replay with FAULT_SEED=${SEED})`);
-    rig = await startFaultRig();
-  });
-  afterAll(() => rig?.close());
+  const startedRig = faultRigForDescribe(SEED);
 
   test("billed units match the billable answers received, kill after kill", async () => {
-    const traffic = startTraffic({
-      url: rig.service.url,
-      keys: rig.secrets,
+    const rig = startedRig();
+    const traffic = rig.traffic({
       loops: 8,
       seed: SEED,
       weights: { iban: 5, vat_fresh: 2, vat_cached: 2, bad: 1 },
-      cachedVat: CACHED_VAT,
     });
     const kills: { inFlight: number; billed: number; received: number; excess: number }[] = [];
     let lastExcess = 0;

@@ -4,11 +4,17 @@ import { TypeCompiler } from "@sinclair/typebox/compiler";
 import { ErrorResponseSchema } from "../../src/errors.ts";
 import { HealthSchema, UsageSchema, ValidateResponseSchema } from "../../src/http/schemas.ts";
 import { StatusSchema } from "../../src/vat/status.ts";
-import { IBAN, sandbox, singleJsonLine } from "../cli/support.ts";
 import { startViesFake, type ViesFake } from "../fakes/vies.ts";
 import { prng, type Random, seedFrom } from "../support/prng.ts";
 import { rawExchange } from "../support/raw-http.ts";
-import { type ServiceProcess, serviceProcess, stopAllServices } from "../support/service.ts";
+import {
+  IBAN,
+  type ServiceProcess,
+  sandbox,
+  serviceProcess,
+  singleJsonLine,
+  stopAllServices,
+} from "../support/service.ts";
 
 setDefaultTimeout(120_000);
 

@@ -1,8 +1,8 @@
-import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { CACHED_VAT, type FaultRig, startFaultRig } from "../support/fault-rig.ts";
+import { describe, expect, setDefaultTimeout, test } from "bun:test";
+import { faultRigForDescribe } from "../support/fault-rig.ts";
 import { seedFrom } from "../support/prng.ts";
 import { sweepStranded } from "../support/sweep.ts";
-import { billableAnswers, contractProblems, startTraffic, summarize } from "../support/traffic.ts";
+import { billableAnswers, contractProblems, summarize } from "../support/traffic.ts";
 
 setDefaultTimeout(90_000);
 
@@ -20,22 +20,15 @@ const SETTLED_MS = 2000;
  * that the client was not told about, and the service recovers by itself.
  */
 describe.if(Boolean(process.env.DATABASE_URL))("Postgres stopped and restarted under load", () => {
-  let rig: FaultRig;
-  beforeAll(async () => {
-    console.log(`fault seed: ${SEED} (replay with FAULT_SEED=${SEED})`);
-    rig = await startFaultRig();
-  });
-  afterAll(() => rig?.close());
+  const startedRig = faultRigForDescribe(SEED);
 
   test("503 while down, never 500 or a hang; recovers alone; billing matches the answers", async () => {
+    const rig = startedRig();
     const pid = rig.service.pid();
-    const traffic = startTraffic({
-      url: rig.service.url,
-      keys: rig.secrets,
+    const traffic = rig.traffic({
       loops: 8,
       seed: SEED,
       weights: { iban: 5, vat_fresh: 2, vat_cached: 2, bad: 1 },
-      cachedVat: CACHED_VAT,
       timeoutMs: 10_000,
     });
     let stoppedAt = 0;

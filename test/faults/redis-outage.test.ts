@@ -1,9 +1,9 @@
-import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { awayFromMinuteEdge, IBAN } from "../cli/support.ts";
+import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import { createKeys } from "../support/billing-rows.ts";
-import { CACHED_VAT, type FaultRig, startFaultRig } from "../support/fault-rig.ts";
+import { type FaultRig, faultRigForDescribe } from "../support/fault-rig.ts";
 import { seedFrom } from "../support/prng.ts";
-import { billableAnswers, contractProblems, startTraffic, summarize } from "../support/traffic.ts";
+import { awayFromMinuteEdge, validateIban } from "../support/service.ts";
+import { billableAnswers, contractProblems, summarize } from "../support/traffic.ts";
 
 setDefaultTimeout(90_000);
 
@@ -16,26 +16,16 @@ const LIMIT = 5;
  * keeps counting in process, and the service goes back to Redis once it is there.
  */
 describe.if(Boolean(process.env.DATABASE_URL))("Redis killed and restarted under load", () => {
-  let rig: FaultRig;
-  beforeAll(async () => {
-    console.log(`fault seed: ${SEED} (replay with FAULT_SEED=${SEED})`);
-    rig = await startFaultRig();
-  });
-  afterAll(() => rig?.close());
+  const startedRig = faultRigForDescribe(SEED);
 
   /** LIMIT + 3 requests of a new key with a per-minute limit of LIMIT, in one minute window. */
-  async function burstOverLimit(): Promise<string[]> {
+  async function burstOverLimit(rig: FaultRig): Promise<string[]> {
     const [limited] = await createKeys(rig.postgres.url, 1, { rate: LIMIT });
     await awayFromMinuteEdge(3000);
     const outcomes: string[] = [];
     for (let i = 0; i < LIMIT + 3; i++) {
-      const response = await fetch(`${rig.service.url}/validate`, {
-        method: "POST",
-        headers: { "x-api-key": limited?.secret ?? "", "content-type": "application/json" },
-        body: JSON.stringify({ iban: IBAN }),
-      });
-      const body = (await response.json()) as { error?: { code: string } };
-      outcomes.push(body.error ? `${response.status} ${body.error.code}` : String(response.status));
+      const { status, body } = await validateIban(rig.service, limited?.secret ?? "");
+      outcomes.push(body.error ? `${status} ${body.error.code}` : String(status));
     }
     return outcomes;
   }
@@ -45,14 +35,12 @@ describe.if(Boolean(process.env.DATABASE_URL))("Redis killed and restarted under
   ];
 
   test("VAT falls back to VIES, the limit counts in process, and Redis is used again once back", async () => {
+    const rig = startedRig();
     const pid = rig.service.pid();
-    const traffic = startTraffic({
-      url: rig.service.url,
-      keys: rig.secrets,
+    const traffic = rig.traffic({
       loops: 8,
       seed: SEED,
       weights: { iban: 4, vat_fresh: 2, vat_cached: 3, bad: 1 },
-      cachedVat: CACHED_VAT,
       timeoutMs: 10_000,
     });
     let killedAt = 0;
@@ -68,7 +56,7 @@ describe.if(Boolean(process.env.DATABASE_URL))("Redis killed and restarted under
       killedAt = traffic.elapsed();
       await rig.redis.stop("SIGKILL");
       const viesCallsBefore = rig.vies.calls.total;
-      burstWhileDown = await burstOverLimit();
+      burstWhileDown = await burstOverLimit(rig);
       readyWhileDown = await rig.ready();
       await Bun.sleep(2000);
       viesCallsWhileDown = rig.vies.calls.total - viesCallsBefore;
@@ -76,7 +64,7 @@ describe.if(Boolean(process.env.DATABASE_URL))("Redis killed and restarted under
       await rig.redis.start();
       startedAt = traffic.elapsed();
       await Bun.sleep(2500);
-      burstWhenBack = await burstOverLimit();
+      burstWhenBack = await burstOverLimit(rig);
       readyWhenBack = await rig.ready();
       await Bun.sleep(500);
     } finally {

@@ -1,14 +1,8 @@
-import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import type { ViesBehaviour } from "../fakes/vies.ts";
-import { CACHED_VAT, type FaultRig, startFaultRig } from "../support/fault-rig.ts";
+import { faultRigForDescribe } from "../support/fault-rig.ts";
 import { seedFrom } from "../support/prng.ts";
-import {
-  type Answer,
-  billableAnswers,
-  contractProblems,
-  startTraffic,
-  summarize,
-} from "../support/traffic.ts";
+import { type Answer, billableAnswers, contractProblems, summarize } from "../support/traffic.ts";
 
 setDefaultTimeout(90_000);
 
@@ -47,25 +41,18 @@ const PHASES: Phase[] = [
 ];
 
 describe.if(Boolean(process.env.DATABASE_URL))("VIES down, hanging and throttling under load", () => {
-  let rig: FaultRig;
-  beforeAll(async () => {
-    console.log(`fault seed: ${SEED} (replay with FAULT_SEED=${SEED})`);
-    rig = await startFaultRig({
-      VAT_CACHE_TTL_SECONDS: "1",
-      VAT_DEADLINE_MS: "1500",
-      VIES_TIMEOUT_MS: "1000",
-    });
+  const startedRig = faultRigForDescribe(SEED, {
+    VAT_CACHE_TTL_SECONDS: "1",
+    VAT_DEADLINE_MS: "1500",
+    VIES_TIMEOUT_MS: "1000",
   });
-  afterAll(() => rig?.close());
 
   test("503 with the failure's code, stale answers where cached, nothing billed for either", async () => {
-    const traffic = startTraffic({
-      url: rig.service.url,
-      keys: rig.secrets,
+    const rig = startedRig();
+    const traffic = rig.traffic({
       loops: 10,
       seed: SEED,
       weights: { iban: 2, vat_fresh: 3, vat_cached: 3, bad: 1 },
-      cachedVat: CACHED_VAT,
       timeoutMs: 10_000,
     });
     const spans: { phase: Phase; from: number; to: number }[] = [];

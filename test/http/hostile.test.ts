@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { type Harness, startHarness } from "../support/harness.ts";
+import { prng, seedFrom } from "../support/prng.ts";
 
 /**
  * Hostile input against POST /validate, through the harness (which checks every answer
@@ -7,21 +8,8 @@ import { type Harness, startHarness } from "../support/harness.ts";
  * The random families are seeded; the seed is printed, and HOSTILE_SEED replays a run.
  */
 
-const SEED = Number(process.env.HOSTILE_SEED ?? Math.floor(Math.random() * 2 ** 32));
+const SEED = seedFrom("HOSTILE_SEED");
 console.log(`hostile input seed: ${SEED} (replay with HOSTILE_SEED=${SEED})`);
-
-/** mulberry32: small, fast, and the same sequence for the same seed everywhere. */
-function prng(seed: number) {
-  let state = seed >>> 0;
-  const next = () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let mixed = Math.imul(state ^ (state >>> 15), 1 | state);
-    mixed = (mixed + Math.imul(mixed ^ (mixed >>> 7), 61 | mixed)) ^ mixed;
-    return ((mixed ^ (mixed >>> 14)) >>> 0) / 2 ** 32;
-  };
-  const int = (below: number) => Math.floor(next() * below);
-  return { int, pick: <T>(items: readonly T[]): T => items[int(items.length)] as T };
-}
 
 type Body = string | Uint8Array | ReadableStream<Uint8Array>;
 /** `key: null` sends no key; no `key` sends the harness's valid one. */

@@ -9,18 +9,6 @@ const DIGITS = "0123456789";
 const LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ";
 const POOLS: Record<string, string> = { n: DIGITS, a: LETTERS, c: DIGITS + LETTERS };
 
-/** Mulberry32: a small seeded PRNG, so every generated case can be reproduced from its seed. */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /**
  * ISO 13616 check digits, computed the textbook way (digit string and BigInt) as an oracle that shares
  * nothing with the engine's chunked implementation.

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { httpUsage, sandbox, serviceEnv, singleJsonLine } from "../cli/support.ts";
 import { startViesFake, type ViesFake } from "../fakes/vies.ts";
+import { httpUsage, sandbox, serviceEnv } from "../support/service.ts";
 
 setDefaultTimeout(60_000);
 
@@ -23,17 +23,21 @@ function validateVat(url: string, key: string, vat: string) {
   });
 }
 
+/** A server on a data directory of its own that shuts down within `shutdownTimeoutMs`, and a key. */
+async function serverWithKey(shutdownTimeoutMs: string) {
+  const env = serviceEnv({
+    DATA_DIR: box.tempDir(),
+    VIES_BASE_URL: vies.baseUrl,
+    SHUTDOWN_TIMEOUT_MS: shutdownTimeoutMs,
+  });
+  const server = await box.startServer(env);
+  const { api_key: key } = await box.createKey(["--plan", "pro"], env);
+  return { env, server, key };
+}
+
 describe("SIGTERM", () => {
   test("in-flight requests finish and are billed, the process exits 0, and a restart loses nothing", async () => {
-    const env = serviceEnv({
-      DATA_DIR: box.tempDir(),
-      VIES_BASE_URL: vies.baseUrl,
-      SHUTDOWN_TIMEOUT_MS: "10000",
-    });
-    const server = await box.startServer(env);
-    const { api_key: key } = singleJsonLine((await box.keys(["create", "--plan", "pro"], env)).stdout) as {
-      api_key: string;
-    };
+    const { env, server, key } = await serverWithKey("10000");
     vies.setLatency({ NL: 1500 });
     const inFlight = validateVat(server.url, key, "NL854265259B01");
     await Bun.sleep(300);
@@ -51,15 +55,7 @@ describe("SIGTERM", () => {
   });
 
   test("a request still running at the shutdown bound is cut off and never billed", async () => {
-    const env = serviceEnv({
-      DATA_DIR: box.tempDir(),
-      VIES_BASE_URL: vies.baseUrl,
-      SHUTDOWN_TIMEOUT_MS: "300",
-    });
-    const server = await box.startServer(env);
-    const { api_key: key } = singleJsonLine((await box.keys(["create", "--plan", "pro"], env)).stdout) as {
-      api_key: string;
-    };
+    const { env, server, key } = await serverWithKey("300");
     vies.setBehaviour("BE", { kind: "hang" });
     const inFlight = validateVat(server.url, key, "BE0244142664").then(
       (response) => response.status,

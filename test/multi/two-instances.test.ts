@@ -1,7 +1,13 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import type { Usage } from "../../src/http/schemas.ts";
-import { awayFromMinuteEdge, IBAN, sandbox, singleJsonLine } from "../cli/support.ts";
-import { type ServiceProcess, serviceProcess, stopAllServices } from "../support/service.ts";
+import {
+  awayFromMinuteEdge,
+  IBAN,
+  type ServiceProcess,
+  sandbox,
+  serviceProcess,
+  stopAllServices,
+} from "../support/service.ts";
 
 setDefaultTimeout(60_000);
 
@@ -39,11 +45,7 @@ describe.if(Boolean(process.env.DATABASE_URL && process.env.REDIS_URL))(
       await box.cleanup();
     });
 
-    async function createKey(args: string[]): Promise<{ key_id: string; api_key: string }> {
-      const exit = await box.keys(["create", "--plan", "pro", ...args], instances[0]?.env ?? {});
-      expect(exit).toMatchObject({ code: 0, stderr: "" });
-      return singleJsonLine(exit.stdout) as { key_id: string; api_key: string };
-    }
+    const createKey = (args: string[]) => box.createKey(["--plan", "pro", ...args], instances[0]?.env ?? {});
 
     async function validate(instance: number, key: string): Promise<Outcome> {
       const sentAt = performance.now();
@@ -77,9 +79,8 @@ describe.if(Boolean(process.env.DATABASE_URL && process.env.REDIS_URL))(
       for (const instance of [0, 1]) {
         expect(outcomes.filter((outcome) => outcome.instance === instance).length).toBe(100);
       }
-      const exit = await box.keys(["usage", key.key_id], instances[0]?.env ?? {});
-      expect(exit).toMatchObject({ code: 0, stderr: "" });
-      expect(JSON.parse(exit.stdout) as Usage).toMatchObject({
+      const stdout = await box.keysOk(["usage", key.key_id], instances[0]?.env ?? {});
+      expect(JSON.parse(stdout) as Usage).toMatchObject({
         key_id: key.key_id,
         used: 50,
         remaining: 0,

@@ -28,6 +28,17 @@ const AWKWARD_VALUES = [
   "x".repeat(64 * 1024),
 ];
 
+/** One call of each KeyValueStore operation, for checks that every one of them fails alike. */
+export function everyCall(store: KeyValueStore): (() => Promise<unknown>)[] {
+  return [
+    () => store.get("k"),
+    () => store.set("k", "v", 60),
+    () => store.del("k"),
+    () => store.incr("k", 1, 60),
+    () => store.ping(),
+  ];
+}
+
 /**
  * The behaviour every KeyValueStore shares, registered as tests for one store. Keys carry a
  * prefix unique to this run, so suites running at once against one server never collide.

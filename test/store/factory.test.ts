@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { createKeyValueStore } from "../../src/store/factory.ts";
-import { manualClock } from "./manual-clock.ts";
+import { manualClock } from "../support/manual-clock.ts";
 
 // Choosing a store connects to nothing, so these need no server.
 describe("createKeyValueStore", () => {

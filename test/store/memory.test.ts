@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { createMemoryStore } from "../../src/store/memory.ts";
+import { manualClock } from "../support/manual-clock.ts";
 import { describeStoreContract } from "./contract.ts";
-import { manualClock } from "./manual-clock.ts";
 
 const clock = manualClock();
 describeStoreContract("memory", {

@@ -1,12 +1,8 @@
 import type { TCPSocketListener } from "bun";
+import { freePort } from "../support/ports.ts";
 
 /** A local port nothing listens on: connecting to it is refused at once. */
-export function closedPort(): number {
-  const listener = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
-  const { port } = listener;
-  listener.stop(true);
-  return port;
-}
+export const closedPort = freePort;
 
 /**
  * A server that accepts connections and never answers: what a stuck or half-open peer

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { StoreError } from "../../src/store/errors.ts";
 import { createUpstashStore } from "../../src/store/upstash.ts";
 import { startUpstashFake, type UpstashFake } from "../fakes/upstash.ts";
-import { describeStoreContract } from "./contract.ts";
+import { describeStoreContract, everyCall } from "./contract.ts";
 import { SLACK_MS, timed } from "./timing.ts";
 import { closedPort } from "./unreachable.ts";
 
@@ -37,13 +37,7 @@ describe("Upstash store when the endpoint fails", () => {
   const fake = startUpstashFake({ redisUrl: `redis://127.0.0.1:${closedPort()}` });
   afterAll(() => fake.stop());
   const store = createUpstashStore({ url: fake.url, token: fake.token, timeoutMs: TIMEOUT_MS });
-  const calls = [
-    () => store.get("k"),
-    () => store.set("k", "v", 60),
-    () => store.del("k"),
-    () => store.incr("k", 1, 60),
-    () => store.ping(),
-  ];
+  const calls = everyCall(store);
 
   test("every call rejects at once when connections are refused", async () => {
     await fake.setDown(true);

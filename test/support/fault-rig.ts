@@ -3,6 +3,7 @@
  * the VIES fake over HTTP, the service as a real process wired to all three, and keys with
  * limits high enough that only the fault under test shapes the answers.
  */
+import { afterAll, beforeAll } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -15,6 +16,7 @@ import {
   type ThrowawayRedis,
 } from "./processes.ts";
 import { type ServiceProcess, serviceProcess, stopAllServices } from "./service.ts";
+import { startTraffic, type Traffic, type TrafficOptions } from "./traffic.ts";
 
 /** Numbers the VIES fake knows as registered: after their first (billed) check they are cached. */
 export const CACHED_VAT = Object.keys(DEFAULT_VIES_REGISTRY);
@@ -31,6 +33,8 @@ export type FaultRig = {
   billing(): ReturnType<typeof billingOf>;
   /** GET /ready, summed up: `200 database=ok cache=ok`, `503 service_unavailable`. */
   ready(): Promise<string>;
+  /** Sustained traffic at the service with the rig's keys, CACHED_VAT as its cached numbers. */
+  traffic(options: Omit<TrafficOptions, "url" | "keys" | "cachedVat">): Traffic;
   close(): Promise<void>;
 };
 
@@ -71,12 +75,13 @@ export async function startFaultRig(settings: Record<string, string> = {}): Prom
     await service.start();
     const keys = await createKeys(postgres.url, 4);
     const keyIds = keys.map((key) => key.keyId);
+    const secrets = keys.map((key) => key.secret);
     return {
       postgres,
       redis,
       vies,
       service,
-      secrets: keys.map((key) => key.secret),
+      secrets,
       keyIds,
       billing: () => billingOf(postgres.sql, keyIds),
       async ready() {
@@ -89,10 +94,30 @@ export async function startFaultRig(settings: Record<string, string> = {}): Prom
         const state = body.error ? body.error.code : `database=${body.database} cache=${body.cache}`;
         return `${response.status} ${state}`;
       },
+      traffic: (options) =>
+        startTraffic({ ...options, url: service.url, keys: secrets, cachedVat: CACHED_VAT }),
       close: closeAll,
     };
   } catch (error) {
     await closeAll();
     throw error;
   }
+}
+
+/**
+ * A rig for the tests of the enclosing `describe`: started in its beforeAll, after logging
+ * `seed` and how to replay it (FAULT_SEED), and closed in its afterAll. Call it inside the
+ * `describe`, so that a skipped one starts nothing; the returned function gives the rig.
+ */
+export function faultRigForDescribe(seed: number, settings: Record<string, string> = {}): () => FaultRig {
+  let rig: FaultRig | undefined;
+  beforeAll(async () => {
+    console.log(`fault seed: ${seed} (replay with FAULT_SEED=${seed})`);
+    rig = await startFaultRig(settings);
+  });
+  afterAll(() => rig?.close());
+  return () => {
+    if (!rig) throw new Error("the fault rig has not started");
+    return rig;
+  };
 }

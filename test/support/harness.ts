@@ -13,8 +13,8 @@ import { ReadySchema } from "../../src/observability/endpoints.ts";
 import { createServices, type Services } from "../../src/services.ts";
 import { StatusSchema } from "../../src/vat/status.ts";
 import { startViesFake, type ViesFake } from "../fakes/vies.ts";
-import { type ManualClock, manualClock } from "../store/manual-clock.ts";
 import { testDatabase } from "./database.ts";
+import { type ManualClock, manualClock } from "./manual-clock.ts";
 
 const compiled = (schema: TSchema) => TypeCompiler.Compile(schema);
 const ERROR_RESPONSE = compiled(ErrorResponseSchema);

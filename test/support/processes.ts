@@ -10,14 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Subprocess } from "bun";
 import postgres from "postgres";
-
-/** A loopback port that was free a moment ago. */
-export function freePort(): number {
-  const listener = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
-  const port = listener.port;
-  listener.stop(true);
-  return port;
-}
+import { freePort } from "./ports.ts";
 
 /** Resolves once something accepts TCP connections on `port`, or throws after `timeoutMs`. */
 export async function waitForPort(port: number, timeoutMs: number): Promise<void> {

@@ -7,10 +7,10 @@ import { createUpstashStore } from "../../src/store/upstash.ts";
 import { type CacheFault, createVatCache, type VatCacheOptions } from "../../src/vat/cache.ts";
 import type { UpstreamFault, UpstreamVerdict } from "../../src/vat/upstream.ts";
 import { startUpstashFake } from "../fakes/upstash.ts";
-import { type ManualClock, manualClock } from "../store/manual-clock.ts";
 import { startTcpRelay } from "../store/tcp-relay.ts";
 import { SLACK_MS } from "../store/timing.ts";
 import { closedPort, startSilentServer } from "../store/unreachable.ts";
+import { type ManualClock, manualClock } from "../support/manual-clock.ts";
 
 const HOUR = 60 * 60 * 1000;
 const DAY = 24 * HOUR;

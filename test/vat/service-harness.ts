@@ -15,7 +15,7 @@ import { createViesClient } from "../../src/vat/vies/client.ts";
 import { createViesStatusClient } from "../../src/vat/vies/status.ts";
 import { type HmrcFake, startHmrcFake } from "../fakes/hmrc.ts";
 import { startViesFake, type ViesFake, type ViesStatusBehaviour } from "../fakes/vies.ts";
-import { type ManualClock, manualClock } from "../store/manual-clock.ts";
+import { type ManualClock, manualClock } from "../support/manual-clock.ts";
 
 /** A UK number that passes our GB format check; registered at the HMRC fake when the UK is on. */
 export const UK_VRN = "980780684";

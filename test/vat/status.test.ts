@@ -7,9 +7,9 @@ import { createRedisStore } from "../../src/store/redis.ts";
 import { createStatusService, StatusSchema, type StatusServiceOptions } from "../../src/vat/status.ts";
 import { createViesStatusClient } from "../../src/vat/vies/status.ts";
 import { startViesFake, type ViesFake } from "../fakes/vies.ts";
-import { manualClock } from "../store/manual-clock.ts";
 import { SLACK_MS } from "../store/timing.ts";
 import { closedPort } from "../store/unreachable.ts";
+import { manualClock } from "../support/manual-clock.ts";
 
 const fakes: ViesFake[] = [];
 afterEach(async () => {

@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { checkVatFormat } from "../../../src/vat/format/check-vat-format.ts";
+import { prng } from "../../support/prng.ts";
 
 /*
  * Property tests against reference rules written again here, from docs/vat-formats.md, without
@@ -229,17 +230,6 @@ const forms: Form[] = [
   defineForm("XI 9 digits", "d{7} ? ?", DIGITS, false),
 ];
 
-/** Deterministic PRNG (mulberry32) so a failure can be reproduced. */
-function random(seed: number) {
-  let state = seed;
-  return () => {
-    state = (state + 0x6d2b79f5) | 0;
-    let t = Math.imul(state ^ (state >>> 15), 1 | state);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** Fills the `?` positions with the first combination the reference accepts, or null. */
 function complete(form: Form, drawn: string[]): string | null {
   const holes = drawn.flatMap((char, i) => (char === "?" ? [i] : []));
@@ -289,7 +279,7 @@ function substitutions(number: string, from = 0): string[] {
 const PER_FORM = 150;
 
 describe.each(forms.map((form) => [form.name, form] as const))("%s", (_, form) => {
-  const numbers = generate(form, random(form.name.length * 7919 + form.template.length), PER_FORM);
+  const numbers = generate(form, prng(form.name.length * 7919 + form.template.length).next, PER_FORM);
   const isValid = reference[form.prefix] ?? (() => false);
 
   test("generated numbers are accepted", () => {

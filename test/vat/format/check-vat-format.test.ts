@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { checkVatFormat, type VatFormatResult } from "../../../src/vat/format/check-vat-format.ts";
+import { prng } from "../../support/prng.ts";
 
 function accepted(input: string) {
   const result = checkVatFormat(input);
@@ -183,17 +184,6 @@ describe("format errors are invalid_format with the country", () => {
 });
 
 describe("robustness", () => {
-  /** Deterministic PRNG (mulberry32) so a failing input can be reproduced. */
-  function random(seed: number) {
-    let state = seed;
-    return () => {
-      state = (state + 0x6d2b79f5) | 0;
-      let t = Math.imul(state ^ (state >>> 15), 1 | state);
-      t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-    };
-  }
-
   const alphabet = [
     ..."ABDEGIKLMNORSTUXZabdegiklx0123456789 .-/:,()+*_#\t\n",
     "\u0000",
@@ -215,7 +205,7 @@ describe("robustness", () => {
   }
 
   test("20 000 random inputs up to 40 characters never throw and always answer well-formed", () => {
-    const next = random(20240601);
+    const { next } = prng(20240601);
     const prefixes = ["DE", "NL", "IE", "ES", "FR", "GB", "XI", "GR", "BE", ""];
     for (let i = 0; i < 20_000; i++) {
       let input = prefixes[Math.floor(next() * prefixes.length)] ?? "";

@@ -2,7 +2,8 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { silentLogger } from "../../../src/log.ts";
 import { type AccessTokens, createAccessTokens, readTokenReply } from "../../../src/vat/uk/access-token.ts";
 import { type HmrcFake, startHmrcFake } from "../../fakes/hmrc.ts";
-import { CLIENT_ID, CLIENT_SECRET, manualClock } from "./harness.ts";
+import { manualClock } from "../../support/manual-clock.ts";
+import { CLIENT_ID, CLIENT_SECRET, START } from "./harness.ts";
 
 const reply = (status: number, body: unknown) => ({
   status,
@@ -98,7 +99,7 @@ describe("token cache", () => {
       baseUrl: fake.baseUrl,
       clientId: CLIENT_ID,
       clientSecret: CLIENT_SECRET,
-      clock: manualClock(),
+      clock: manualClock(START),
       fetch,
       log: silentLogger,
       timeoutMs: 1_000,

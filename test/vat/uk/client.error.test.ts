@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { createUkVatClient } from "../../../src/vat/uk/client.ts";
 import type { UpstreamOutcome } from "../../../src/vat/upstream.ts";
-import { CLIENT_ID, CLIENT_SECRET, type Harness, manualClock, SANDBOX_VRN, startHarness } from "./harness.ts";
+import { manualClock } from "../../support/manual-clock.ts";
+import { CLIENT_ID, CLIENT_SECRET, type Harness, SANDBOX_VRN, START, startHarness } from "./harness.ts";
 
 let harness: Harness;
 afterEach(() => harness.fake.stop());
@@ -69,7 +70,7 @@ describe("credentials and configuration", () => {
       baseUrl: `${harness.fake.baseUrl}/wrong-prefix`,
       clientId: CLIENT_ID,
       clientSecret: CLIENT_SECRET,
-      clock: manualClock(),
+      clock: manualClock(START),
     });
     const outcome = await client.check({ prefix: "GB", number: SANDBOX_VRN }, { timeoutMs: 2_000 });
     expect(outcome.kind).toBe("fault");
@@ -81,7 +82,7 @@ describe("credentials and configuration", () => {
       baseUrl: "http://127.0.0.1:1",
       clientId: CLIENT_ID,
       clientSecret: CLIENT_SECRET,
-      clock: manualClock(),
+      clock: manualClock(START),
     };
     expect(() => createUkVatClient({ ...base, clientId: " " })).toThrow("client id and client secret");
     expect(() => createUkVatClient({ ...base, clientSecret: "" })).toThrow("client id and client secret");
@@ -154,7 +155,7 @@ describe("throttling and outages", () => {
       baseUrl,
       clientId: CLIENT_ID,
       clientSecret: CLIENT_SECRET,
-      clock: manualClock(),
+      clock: manualClock(START),
     });
     expect(await client.check({ prefix: "GB", number: SANDBOX_VRN }, { timeoutMs: 2_000 })).toEqual(
       fault("service_unavailable", "TOKEN_NETWORK", true),
@@ -237,7 +238,7 @@ describe("never throws", () => {
       baseUrl: "not a url",
       clientId: CLIENT_ID,
       clientSecret: CLIENT_SECRET,
-      clock: manualClock(),
+      clock: manualClock(START),
     });
     expect(await client.check({ prefix: "GB", number: SANDBOX_VRN }, { timeoutMs: 500 })).toEqual(
       fault("service_unavailable", "TOKEN_NETWORK", true),

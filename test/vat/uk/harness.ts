@@ -1,8 +1,8 @@
-import type { Clock } from "../../../src/clock.ts";
 import { createLogger, type Logger } from "../../../src/log.ts";
 import { createUkVatClient, type UkVatClientConfig } from "../../../src/vat/uk/client.ts";
 import type { UpstreamOutcome } from "../../../src/vat/upstream.ts";
 import { type HmrcCompany, type HmrcFake, startHmrcFake } from "../../fakes/hmrc.ts";
+import { type ManualClock, manualClock } from "../../support/manual-clock.ts";
 
 export const CLIENT_ID = "fake-client-id";
 export const CLIENT_SECRET = "fake-client-secret";
@@ -17,13 +17,8 @@ export const SANDBOX_COMPANY: HmrcCompany = {
 /** A requester from HMRC's published sandbox test VRNs. */
 export const REQUESTER_VRN = "146295999727";
 
-/** A clock the test moves by hand. */
-export type ManualClock = Clock & { advance(ms: number): void };
-
-export function manualClock(start = Date.parse("2025-03-01T10:00:00Z")): ManualClock {
-  let now = start;
-  return { now: () => now, advance: (ms) => (now += ms) };
-}
+/** Where every clock of these tests starts. */
+export const START = Date.parse("2025-03-01T10:00:00Z");
 
 /** A logger whose JSON lines the test can read back. */
 export function capturingLogger(): { log: Logger; events: () => Array<Record<string, unknown>> } {
@@ -54,7 +49,7 @@ export function startHarness(
     lines: ["1 High Street", "Leeds"],
     postcode: "LS1 1AA",
   });
-  const clock = manualClock();
+  const clock = manualClock(START);
   const { log, events } = capturingLogger();
   const client = createUkVatClient({
     baseUrl: fake.baseUrl,

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
+import type { UpstreamVerdict } from "../../../src/vat/upstream.ts";
 import { createViesClient } from "../../../src/vat/vies/client.ts";
 import { startViesFake, type ViesFake } from "../../fakes/vies.ts";
 import { clientFor, fixedClock, NOW, TIMEOUT_MS } from "./harness.ts";
@@ -12,19 +13,21 @@ beforeEach(() => fake.reset());
 
 const options = { timeoutMs: TIMEOUT_MS };
 const checkedAt = new Date(NOW).toISOString();
+/** The verdict of checkVat for the fake's registered Dutch number. */
+const REGISTERED: UpstreamVerdict = {
+  kind: "verdict",
+  valid: true,
+  name: "GITHUB B.V.",
+  address: "VIJZELSTRAAT 00068\n1017HL AMSTERDAM",
+  checkedAt,
+  consultationNumber: null,
+  source: "vies",
+};
 
 describe("checkVat (no requester configured)", () => {
   test("a registered number: name, multi-line address, our own checkedAt, no consultation number", async () => {
     const { client } = clientFor(fake);
-    expect(await client.check({ prefix: "NL", number: "854265259B01" }, options)).toEqual({
-      kind: "verdict",
-      valid: true,
-      name: "GITHUB B.V.",
-      address: "VIJZELSTRAAT 00068\n1017HL AMSTERDAM",
-      checkedAt,
-      consultationNumber: null,
-      source: "vies",
-    });
+    expect(await client.check({ prefix: "NL", number: "854265259B01" }, options)).toEqual(REGISTERED);
   });
 
   test("sends checkVat with the headers VIES accepts", async () => {
@@ -179,15 +182,7 @@ describe("checkVatApprox (requester configured)", () => {
 
   test("INVALID_REQUESTER_INFO: retried once as checkVat, without consultation number, and logged", async () => {
     const { client, events } = clientFor(fake, "XX123456789");
-    expect(await client.check({ prefix: "NL", number: "854265259B01" }, options)).toEqual({
-      kind: "verdict",
-      valid: true,
-      name: "GITHUB B.V.",
-      address: "VIJZELSTRAAT 00068\n1017HL AMSTERDAM",
-      checkedAt,
-      consultationNumber: null,
-      source: "vies",
-    });
+    expect(await client.check({ prefix: "NL", number: "854265259B01" }, options)).toEqual(REGISTERED);
     expect(fake.calls.log.map((call) => call.operation)).toEqual(["checkVatApprox", "checkVat"]);
     expect(events).toEqual([
       {
