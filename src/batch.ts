@@ -1,8 +1,12 @@
 /**
  * Batches concurrent calls (group commit): callers submit items and each awaits its own
  * result, while the items are flushed together — one flush at a time, each carrying
- * everything that arrived while the previous one ran. Under load a flush carries many items; when idle, an
- * item is flushed at once, so batching adds no fixed delay.
+ * everything that arrived while the previous one ran. A flush starts on the event loop's
+ * next turn, after the I/O that is already waiting (requests read meanwhile, database
+ * replies) has been handled, so everything that arrived together travels together: also
+ * with a store that blocks the event loop while it works (PGlite), where nothing can
+ * arrive during a flush. Under load a flush carries many items; when idle, an item is
+ * flushed at once, so batching adds no fixed delay.
  */
 export class Batcher<Item, Result> {
   private pending: { item: Item; resolve: (result: Result) => void; reject: (error: unknown) => void }[] = [];
@@ -13,12 +17,6 @@ export class Batcher<Item, Result> {
     /** Returns one result per item, in order; a throw rejects every item of the batch. */
     private readonly flush: (items: Item[]) => Promise<Result[]>,
     private readonly maxBatch = 512,
-    /**
-     * How long a flush waits for company. 0 takes what arrived in the same tick. A store that
-     * runs its queries synchronously (PGlite) blocks the event loop while it works, so no
-     * request can arrive during a flush; waiting a moment lets a batch form.
-     */
-    private readonly lingerMs = 0,
   ) {}
 
   submit(item: Item): Promise<Result> {
@@ -39,9 +37,7 @@ export class Batcher<Item, Result> {
 
   private async drain(): Promise<void> {
     while (this.pending.length > 0) {
-      // Let the requests that arrive meanwhile join this batch.
-      if (this.lingerMs > 0) await Bun.sleep(this.lingerMs);
-      else await Promise.resolve();
+      await nextTurn();
       const batch = this.pending.splice(0, this.maxBatch);
       if (batch.length === 0) continue;
       try {
@@ -58,4 +54,9 @@ export class Batcher<Item, Result> {
     this.draining = false;
     for (const wake of this.idleWaiters.splice(0)) wake();
   }
+}
+
+/** Resolves on the event loop's next turn, after the I/O callbacks already due. */
+function nextTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
 }

@@ -67,14 +67,9 @@ export function createServices(
       : config.DATABASE_URL
         ? databaseCounter(database)
         : inProcessCounter();
-  // PGlite runs each query synchronously, blocking the event loop: nothing arrives while a
-  // batch commits, so batches wait a moment to fill. Postgres commits asynchronously, and
-  // requests arriving meanwhile fill the next batch by themselves.
-  const batchLingerMs = database.kind === "pglite" ? 2 : 0;
   const meter = new Meter(database, clock, {
     // A reservation must outlive the longest request that may settle it.
     reservationTtlMs: Math.max(60_000, 2 * config.VAT_DEADLINE_MS),
-    batchLingerMs,
   });
 
   const statusClient = createViesStatusClient({ baseUrl: config.VIES_BASE_URL });
@@ -141,7 +136,6 @@ export function createServices(
       clock,
       cacheTtlMs: config.KEY_CACHE_TTL_MS,
       gatewayProxySecret: config.GATEWAY_PROXY_SECRET ?? null,
-      batchLingerMs,
       onDatabaseError: () => metrics.storeErrors.inc({ store: "database", operation: "authenticate" }),
     }),
     rateLimiter: new RateLimiter(counter, clock),

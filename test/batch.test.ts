@@ -1,17 +1,13 @@
 import { describe, expect, test } from "bun:test";
 import { Batcher } from "../src/batch.ts";
 
-function recordingBatcher(options: { lingerMs?: number; delayMs?: number } = {}) {
+function recordingBatcher(options: { delayMs?: number } = {}) {
   const batches: number[][] = [];
-  const batcher = new Batcher<number, number>(
-    async (items) => {
-      batches.push(items);
-      if (options.delayMs) await Bun.sleep(options.delayMs);
-      return items.map((item) => item * 10);
-    },
-    512,
-    options.lingerMs ?? 0,
-  );
+  const batcher = new Batcher<number, number>(async (items) => {
+    batches.push(items);
+    if (options.delayMs) await Bun.sleep(options.delayMs);
+    return items.map((item) => item * 10);
+  });
   return { batcher, batches };
 }
 
@@ -37,12 +33,28 @@ describe("Batcher", () => {
     expect(batches).toEqual([[1], [2, 3]]);
   });
 
-  test("linger lets a batch fill across ticks", async () => {
-    const { batcher, batches } = recordingBatcher({ lingerMs: 10 });
+  test("work already waiting on the event loop joins the batch", async () => {
+    const { batcher, batches } = recordingBatcher();
+    // Queued before the first submit, as a request already read would be: it runs before the flush.
+    const second = new Promise<number>((resolve) => setImmediate(() => resolve(batcher.submit(2))));
     const first = batcher.submit(1);
-    await Bun.sleep(2);
-    await Promise.all([first, batcher.submit(2)]);
+    expect(await Promise.all([first, second])).toEqual([10, 20]);
     expect(batches).toEqual([[1, 2]]);
+  });
+
+  test("a flush that blocks the event loop is followed by one carrying everything that came due meanwhile", async () => {
+    const batches: number[][] = [];
+    const batcher = new Batcher<number, number>(async (items) => {
+      batches.push(items);
+      // Synchronous work, as PGlite does it: timers come due but cannot run until it ends.
+      if (items[0] === 1) Bun.sleepSync(20);
+      return items;
+    });
+    const timers = [2, 3, 4].map(
+      (n) => new Promise<number>((resolve) => setTimeout(() => resolve(batcher.submit(n)), 5)),
+    );
+    expect(await Promise.all([batcher.submit(1), ...timers])).toEqual([1, 2, 3, 4]);
+    expect(batches).toEqual([[1], [2, 3, 4]]);
   });
 
   test("a failed flush rejects its items only; the next batch runs", async () => {

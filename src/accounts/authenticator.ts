@@ -27,8 +27,6 @@ export type AuthenticatorOptions = {
   /** The shared secret the marketplace gateway sends; null disables the gateway route. */
   gatewayProxySecret: string | null;
   maxCachedKeys?: number;
-  /** How long a batch of key lookups waits to fill (see Batcher). */
-  batchLingerMs?: number;
   /** Told when a lookup fails because the database does, for metrics. */
   onDatabaseError?: () => void;
 };
@@ -71,14 +69,10 @@ export class Authenticator {
   constructor(private readonly options: AuthenticatorOptions) {
     this.gatewaySecretDigest =
       options.gatewayProxySecret === null ? null : digest(options.gatewayProxySecret);
-    this.directKeys = new Batcher(
-      async (hashes) => {
-        const found = await options.keys.findBySecretHashes([...new Set(hashes)]);
-        return hashes.map((hash) => found.get(hash) ?? null);
-      },
-      512,
-      options.batchLingerMs,
-    );
+    this.directKeys = new Batcher(async (hashes) => {
+      const found = await options.keys.findBySecretHashes([...new Set(hashes)]);
+      return hashes.map((hash) => found.get(hash) ?? null);
+    });
   }
 
   /** Throws ApiError `unauthorized` (401) or `forbidden` (403). */

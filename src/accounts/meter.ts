@@ -66,13 +66,10 @@ export class Meter {
     private readonly options: {
       /** How long a reservation holds its unit if it is never settled (a crashed instance). */
       reservationTtlMs: number;
-      /** How long a batch waits to fill (see Batcher); for databases that block the event loop. */
-      batchLingerMs?: number;
     },
   ) {
-    const linger = options.batchLingerMs ?? 0;
-    this.charges = new Batcher((items) => this.commitCharges(items), 512, linger);
-    this.operations = new Batcher((items) => this.commitOperations(items), 512, linger);
+    this.charges = new Batcher((items) => this.commitCharges(items));
+    this.operations = new Batcher((items) => this.commitOperations(items));
   }
 
   /**
