@@ -63,7 +63,6 @@ export const ConfigSchema = t.Object({
   VAT_CACHE_TTL_SECONDS: t.Integer({ minimum: 1, default: 86_400 }),
   VAT_LKG_TTL_SECONDS: t.Integer({ minimum: 1, default: 2_592_000 }),
   /** How long a "not registered" answer is served from cache. */
-  VAT_NEGATIVE_CACHE_TTL_SECONDS: t.Integer({ minimum: 1, default: 3600 }),
   /** The most a cache read or write may add to a request before it counts as a cache outage. */
   CACHE_TIMEOUT_MS: t.Integer({ minimum: 5, maximum: 10_000, default: 150 }),
   STATUS_CACHE_TTL_SECONDS: t.Integer({ minimum: 1, default: 60 }),

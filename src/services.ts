@@ -115,7 +115,6 @@ export function createServices(
     log,
     freshTtlSeconds: config.VAT_CACHE_TTL_SECONDS,
     lkgTtlSeconds: config.VAT_LKG_TTL_SECONDS,
-    negativeTtlSeconds: config.VAT_NEGATIVE_CACHE_TTL_SECONDS,
     cacheTimeoutMs: config.CACHE_TIMEOUT_MS,
     deadlineMs: config.VAT_DEADLINE_MS,
     attemptTimeoutMs: config.VIES_TIMEOUT_MS,

@@ -67,7 +67,11 @@ export function unavailableResult(input: string, format: VatFormatOk, error: Api
   return { ...UNDETERMINED, ...identity(input, format), valid: null, source: null, error };
 }
 
-/** The authority refused the number as malformed although it passed our format check. */
+/**
+ * The authority refused the number as malformed although it passed our format check. That
+ * is a fault of the upstream call, not a verdict, so `valid` stays null: VIES also answers
+ * INVALID_INPUT for reasons of its own, and a fault is never reported as "not valid".
+ */
 export function refusedResult(
   input: string,
   format: VatFormatOk,
@@ -77,7 +81,7 @@ export function refusedResult(
   return {
     ...UNDETERMINED,
     ...identity(input, format),
-    valid: false,
+    valid: null,
     source,
     error: componentError(
       "invalid_format",

@@ -3,7 +3,7 @@ import { componentError } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import type { KeyValueStore } from "../store/kv.ts";
 import { type Budget, budgetFrom, settleWithin } from "./budget.ts";
-import { type CacheFault, createVatCache, DEFAULT_CACHE_TIMEOUT_MS, type VatCache } from "./cache.ts";
+import { type CacheFault, createVatCache, DEFAULT_CACHE_TIMEOUT_MS } from "./cache.ts";
 import { checkVatFormat, type VatFormatOk } from "./format/check-vat-format.ts";
 import { createKeyedLimiter } from "./limiter.ts";
 import {
@@ -38,12 +38,10 @@ export type VatServiceOptions = {
   /** Decides cache freshness. */
   clock: Clock;
   log: Logger;
-  /** How long a valid verdict is served from cache; defaults to 24 hours. */
+  /** How long a verdict is served from cache; defaults to 24 hours. */
   freshTtlSeconds?: number;
-  /** How long a valid verdict is kept as last-known-good for outages; defaults to 30 days. */
+  /** How long a verdict is kept as last-known-good for outages; defaults to 30 days. */
   lkgTtlSeconds?: number;
-  /** How long a "not registered" verdict is served from cache; never kept as last-known-good. Defaults to 1 hour. */
-  negativeTtlSeconds?: number;
   /** The most a cache call may add before it counts as a store outage; defaults to 150. */
   cacheTimeoutMs?: number;
   /** Told of every cache fault (the cache already logs them), for metrics. */
@@ -63,7 +61,6 @@ export type VatServiceOptions = {
   random?: () => number;
 };
 
-export const DEFAULT_NEGATIVE_TTL_SECONDS = 60 * 60;
 export const DEFAULT_DEADLINE_MS = 8_000;
 export const DEFAULT_MAX_CONCURRENT_PER_STATE = 4;
 export const DEFAULT_MAX_WAITING_PER_STATE = 100;
@@ -76,7 +73,7 @@ export type UpstreamPlan = {
   format: VatFormatOk;
   /** The client that will be asked: VIES, or the UK client for GB. */
   authority: VatUpstream;
-  /** A stale copy of a valid verdict, served if the upstream fails. */
+  /** A stale copy of the verdict, served if the upstream fails. */
   lastKnownGood: UpstreamVerdict | null;
   /** `performance.now()` when planning started: the deadline counts from here. */
   startedAt: number;
@@ -133,26 +130,14 @@ export function createVatService(options: VatServiceOptions): VatService {
   const deadlineMs = options.deadlineMs ?? DEFAULT_DEADLINE_MS;
   const retryAfterSeconds = options.retryAfterSeconds ?? DEFAULT_RETRY_AFTER_SECONDS;
   const cacheTimeoutMs = options.cacheTimeoutMs ?? DEFAULT_CACHE_TIMEOUT_MS;
-  const negativeTtlSeconds = options.negativeTtlSeconds ?? DEFAULT_NEGATIVE_TTL_SECONDS;
-  const cacheLog = (event: string, fields: Record<string, unknown>) => log.warn(event, fields);
-  const cacheOptions = {
+  const cache = createVatCache({
     store,
     clock,
-    log: cacheLog,
+    log: (event, fields) => log.warn(event, fields),
     timeoutMs: cacheTimeoutMs,
     onFault: options.onCacheFault,
-  };
-  const cache = createVatCache({
-    ...cacheOptions,
     freshTtlSeconds: options.freshTtlSeconds,
     lkgTtlSeconds: options.lkgTtlSeconds,
-  });
-  // Entries carry their own periods, so `cache` reads these too; fresh = stale keeps a
-  // "not registered" verdict from ever being served as last-known-good.
-  const negativeCache = createVatCache({
-    ...cacheOptions,
-    freshTtlSeconds: negativeTtlSeconds,
-    lkgTtlSeconds: negativeTtlSeconds,
   });
   const callOptions = {
     limiter: createKeyedLimiter({
@@ -165,8 +150,6 @@ export function createVatService(options: VatServiceOptions): VatService {
     log,
   };
   const flights = createSingleflight<UpstreamCallReport>();
-
-  const cacheFor = (verdict: UpstreamVerdict): VatCache => (verdict.valid ? cache : negativeCache);
 
   /** One upstream call for a number, shared by every request for it that arrives meanwhile. */
   const fly = async (
@@ -188,7 +171,7 @@ export function createVatService(options: VatServiceOptions): VatService {
     const { outcome, attempts } = report;
     if (outcome.kind === "verdict") {
       // The answer does not wait past the deadline for the cache; the write goes on regardless.
-      await settleWithin(cacheFor(outcome).put(vatNumber, outcome), budget.remainingMs());
+      await settleWithin(cache.put(vatNumber, outcome), budget.remainingMs());
     } else if (outcome.code === "invalid_input") {
       log.warn("vat_upstream_refused_input", { prefix, detail: outcome.detail });
     } else {
@@ -239,7 +222,7 @@ export function createVatService(options: VatServiceOptions): VatService {
         const served = { cached: true, stale: false, warning: null };
         return { kind: "answered", result: verdictResult(input, format, hit.verdict, served) };
       }
-      const lastKnownGood = hit?.state === "stale" && hit.verdict.valid ? hit.verdict : null;
+      const lastKnownGood = hit?.state === "stale" ? hit.verdict : null;
       return { kind: "upstream", input, format, authority, lastKnownGood, startedAt };
     },
 

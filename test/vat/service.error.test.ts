@@ -172,28 +172,32 @@ describe("VAT service: last-known-good during an outage", () => {
     ]);
   });
 
-  test("a 'not registered' verdict is never served stale: an outage never answers valid false", async () => {
+  test("a 'not registered' verdict is served stale as confirmed, flagged, with its original checked_at", async () => {
     const h = await harness();
     const unregistered = await h.check("FR40303265045");
     expect(unregistered.result.valid).toBe(false);
-    h.clock.advance(2 * HOUR);
+    h.clock.advance(2 * DAY);
     h.vies.setBehaviour("FR", faultOf("MS_UNAVAILABLE"));
-    const { result } = await h.check("FR40303265045");
-    expect([result.valid, result.stale, result.error?.code]).toEqual([
-      null,
+    const { result, fresh } = await h.check("FR40303265045");
+    expect([result.valid, result.cached, result.stale, result.error, result.warning?.code, fresh]).toEqual([
       false,
+      true,
+      true,
+      null,
       "member_state_unavailable",
+      false,
     ]);
+    expect(result.checked_at).toBe(unregistered.result.checked_at);
   });
 });
 
 describe("VAT service: the upstream refusing a well-formed number", () => {
-  test("VIES INVALID_INPUT → valid false, invalid_format, source vies; not billed, not cached, logged", async () => {
+  test("VIES INVALID_INPUT → valid null (a fault is never a verdict), invalid_format, source vies; not billed, not cached, logged", async () => {
     const h = await harness();
     h.vies.setBehaviour("NL", faultOf("INVALID_INPUT"));
     const { result, fresh, retryAfterSeconds } = await h.check("NL854265259B01");
     expect(result).toMatchObject({
-      valid: false,
+      valid: null,
       source: "vies",
       cached: false,
       error: { code: "invalid_format" },
@@ -211,7 +215,7 @@ describe("VAT service: the upstream refusing a well-formed number", () => {
     h.clock.advance(DAY);
     h.vies.setBehaviour("NL", faultOf("INVALID_INPUT"));
     const { result } = await h.check("NL854265259B01");
-    expect([result.valid, result.stale, result.error?.code]).toEqual([false, false, "invalid_format"]);
+    expect([result.valid, result.stale, result.error?.code]).toEqual([null, false, "invalid_format"]);
   });
 });
 

@@ -218,11 +218,11 @@ describe("VAT service: caching", () => {
     expect((await h.check("LU20260743")).phase).toBe("resolve");
   });
 
-  test("a 'not registered' verdict is cached for the negative period only, then asked again", async () => {
-    const h = await harness({ negativeTtlSeconds: 600 });
+  test("a 'not registered' verdict is cached like any verdict: fresh for 24 hours, then asked again", async () => {
+    const h = await harness();
     const first = await h.check("FR40303265045");
     expect([first.result.valid, first.fresh]).toEqual([false, true]);
-    h.clock.advance(599_999);
+    h.clock.advance(DAY - 1);
     const cached = await h.check("FR40303265045");
     expect([cached.phase, cached.result.valid, cached.result.cached]).toEqual(["plan", false, true]);
     h.clock.advance(1);
@@ -233,6 +233,7 @@ describe("VAT service: caching", () => {
       true,
       "NEWLY REGISTERED SA",
     ]);
+    expect(h.vies.calls.total).toBe(2);
   });
 });
 
