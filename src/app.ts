@@ -159,13 +159,17 @@ export function buildApp(deps: AppDeps) {
     })
     .get(
       "/status",
-      async () => {
+      async ({ set }) => {
         const outcome = await deps.status.get();
         if (!outcome.ok) {
           throw new ApiError("service_unavailable", "the VIES status endpoint is unreachable", {
             retryAfter: 30,
           });
         }
+        // Clients and proxies may keep it for as long as this service would serve it unchanged.
+        const ageSeconds = (deps.clock.now() - Date.parse(outcome.body.checked_at)) / 1000;
+        const maxAge = Math.max(0, Math.floor(deps.config.STATUS_CACHE_TTL_SECONDS - ageSeconds));
+        set.headers["cache-control"] = `public, max-age=${maxAge}`;
         return outcome.body;
       },
       {
@@ -173,7 +177,10 @@ export function buildApp(deps: AppDeps) {
         detail: {
           summary: "Live VIES availability per member state (cached for 60 seconds)",
           responses: {
-            200: { description: "Live VIES availability per member state, cached for 60 seconds" },
+            200: {
+              description: "Live VIES availability per member state, cached for 60 seconds",
+              headers: HEADERS.cacheControl,
+            },
             503: {
               description: "`service_unavailable`: the VIES status endpoint is unreachable",
               headers: HEADERS.retryAfter,

@@ -1,5 +1,6 @@
 import { type Static, Type as t } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
+import { parseRequesterVat } from "./vat/vies/requester.ts";
 
 // Plain TypeBox rather than Elysia's `t`: Elysia's request-oriented kinds do not take part in
 // Value.Convert, which is what turns environment strings into numbers and booleans here.
@@ -54,15 +55,14 @@ export const ConfigSchema = t.Object({
   VIES_BASE_URL: t.String({ pattern: "^https?://", default: "https://ec.europa.eu" }),
   /** The most one VIES call may take. */
   VIES_TIMEOUT_MS: t.Integer({ minimum: 100, maximum: 120_000, default: 6000 }),
-  /** Our own VAT number (e.g. DE123456789): switches to checkVatApprox and returns consultation numbers. */
-  VIES_REQUESTER_VAT: t.Optional(t.String({ pattern: "^[A-Za-z]{2}[0-9A-Za-z+*. -]{2,14}$" })),
+  /** Our own EU VAT number: switches to checkVatApprox and returns consultation numbers; checked like any VAT input. */
+  VIES_REQUESTER_VAT: t.Optional(t.String()),
   /** Upstream calls in flight per member state, so our bursts never trip VIES's own limits. */
   VIES_MAX_CONCURRENT_PER_STATE: t.Integer({ minimum: 1, maximum: 100, default: 4 }),
   /** The most one VAT answer may take, retries and waiting for a slot included. */
   VAT_DEADLINE_MS: t.Integer({ minimum: 200, maximum: 120_000, default: 8000 }),
   VAT_CACHE_TTL_SECONDS: t.Integer({ minimum: 1, default: 86_400 }),
   VAT_LKG_TTL_SECONDS: t.Integer({ minimum: 1, default: 2_592_000 }),
-  /** How long a "not registered" answer is served from cache. */
   /** The most a cache read or write may add to a request before it counts as a cache outage. */
   CACHE_TIMEOUT_MS: t.Integer({ minimum: 5, maximum: 10_000, default: 150 }),
   STATUS_CACHE_TTL_SECONDS: t.Integer({ minimum: 1, default: 60 }),
@@ -113,6 +113,15 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
   }
   if (config.VAT_LKG_TTL_SECONDS < config.VAT_CACHE_TTL_SECONDS) {
     problems.push("VAT_LKG_TTL_SECONDS must be at least VAT_CACHE_TTL_SECONDS");
+  }
+  if (config.VIES_REQUESTER_VAT !== undefined) {
+    try {
+      parseRequesterVat(config.VIES_REQUESTER_VAT);
+    } catch (error) {
+      problems.push(
+        `VIES_REQUESTER_VAT=${JSON.stringify(env.VIES_REQUESTER_VAT)}: ${(error as Error).message}`,
+      );
+    }
   }
   if (problems.length > 0) throw new ConfigError(`invalid configuration:\n  ${problems.join("\n  ")}`);
   return config;

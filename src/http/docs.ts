@@ -35,6 +35,9 @@ export const HEADERS = {
     ),
   },
   retryAfter: { "Retry-After": header("whole seconds to wait before retrying", "integer") },
+  cacheControl: {
+    "Cache-Control": header("`public, max-age=N`: N seconds until this service asks VIES again", "string"),
+  },
 } as const;
 
 const REQUEST_ID_HEADER = {

@@ -32,7 +32,7 @@ export type VatServiceOptions = {
   /** The UK client for GB numbers; null while the UK check is not enabled (the default). */
   uk: VatUpstream | null;
   /** VIES's reported availability, read before each VIES call (from memory). */
-  status: Pick<StatusService, "isUnavailable">;
+  status: Pick<StatusService, "reportedOutage">;
   /** Where verdicts are cached; shared by every instance when it is Redis or Upstash. */
   store: KeyValueStore;
   /** Decides cache freshness. */
@@ -158,9 +158,8 @@ export function createVatService(options: VatServiceOptions): VatService {
     budget: Budget,
   ): Promise<UpstreamCallReport> => {
     const { prefix, number, vatNumber } = format;
-    if (prefix !== "GB" && status.isUnavailable(prefix)) {
-      return { outcome: fault("member_state_unavailable", "STATUS_UNAVAILABLE"), attempts: 0 };
-    }
+    const reported = prefix === "GB" ? null : status.reportedOutage(prefix);
+    if (reported !== null) return { outcome: fault(reported.code, reported.detail), attempts: 0 };
     let report: UpstreamCallReport;
     try {
       report = await callUpstream({ prefix, number }, budget, { ...callOptions, upstream: authority });

@@ -44,6 +44,11 @@ export const StatusSchema = t.Object(
 );
 export type StatusBody = Static<typeof StatusSchema>;
 
+/** What VIES's status says a check would meet: the code it is answered with, and the cause. */
+export type ReportedOutage =
+  | { code: "service_unavailable"; detail: "STATUS_VIES_UNAVAILABLE" }
+  | { code: "member_state_unavailable"; detail: "STATUS_UNAVAILABLE" };
+
 export type StatusOutcome =
   | { ok: true; body: StatusBody }
   /** VIES's status endpoint could not be read; `detail` is the client's cause (`NETWORK`, `HTTP_503`...). */
@@ -53,11 +58,12 @@ export interface StatusService {
   /** The status for GET /status: cached for the TTL, shared across instances through the store. Never throws. */
   get(): Promise<StatusOutcome>;
   /**
-   * Whether VIES currently reports the member state with this VIES code (`EL`, `XI`) as
-   * unavailable. Answers from memory only, so it costs a VAT check nothing; when what it holds
-   * is older than the TTL it answers false (status is advisory) and refreshes in the background.
+   * The outage VIES currently reports for a check of the member state with this VIES code
+   * (`EL`, `XI`): VIES itself down, the member state unavailable, or none. Answers from memory
+   * only, so it costs a VAT check nothing; when what it holds is older than the TTL it answers
+   * null (status is advisory) and refreshes in the background.
    */
-  isUnavailable(viesCode: string): boolean;
+  reportedOutage(viesCode: string): ReportedOutage | null;
 }
 
 export type StatusServiceOptions = {
@@ -205,18 +211,20 @@ export function createStatusService(options: StatusServiceOptions): StatusServic
       return outcome.ok ? { ok: true, body: toBody(outcome.snapshot, !outcome.fetched) } : outcome;
     },
 
-    isUnavailable(viesCode) {
+    reportedOutage(viesCode) {
       if (snapshot !== null && isFresh(snapshot)) {
-        return snapshot.countries.some(
+        if (!snapshot.vowAvailable) return { code: "service_unavailable", detail: "STATUS_VIES_UNAVAILABLE" };
+        const unavailable = snapshot.countries.some(
           (country) => country.countryCode === viesCode && country.availability === "Unavailable",
         );
+        return unavailable ? { code: "member_state_unavailable", detail: "STATUS_UNAVAILABLE" } : null;
       }
       if (recentFailure() === null) {
         flights.run("status", refresh).promise.catch((error: unknown) => {
           log.error("vies_status_refresh_failed", { message: String(error) });
         });
       }
-      return false;
+      return null;
     },
   };
 }

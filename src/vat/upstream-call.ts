@@ -55,7 +55,8 @@ const NO_SLOT: UpstreamFault = {
 
 /**
  * Asks the upstream within `budget`: each attempt holds a slot of the member state and gets the
- * attempt timeout or what is left of the budget, whichever is less. Retryable faults
+ * attempt timeout or what is left of the budget, whichever is less. A caller that waits for a
+ * slot until too little budget is left gets `upstream_rate_limited` without a call. Retryable faults
  * (throttling, timeouts) are retried with backoff while attempts and budget remain; other
  * faults and verdicts are final. Never throws when the upstream does not.
  */
@@ -67,7 +68,9 @@ export async function callUpstream(
   const { upstream, limiter, attemptTimeoutMs, retry, random, log } = options;
   let last: UpstreamFault = NO_SLOT;
   for (let attempt = 1; ; attempt += 1) {
-    const release = await limiter.acquire(check.prefix, budget.remainingMs());
+    // A free slot is taken whatever the budget; waiting for one stops while an attempt would
+    // still have `minAttemptMs`, so no call starts that is bound to be cut off at once.
+    const release = await limiter.acquire(check.prefix, budget.remainingMs() - retry.minAttemptMs);
     // With no slot the last fault stands: it says more than our own queue does.
     if (release === null) return { outcome: last, attempts: attempt - 1 };
     let outcome: UpstreamOutcome;

@@ -208,8 +208,11 @@ describe("GET /status", () => {
     expect(response.body.countries).toContainEqual(
       expect.objectContaining({ country_code: "GR", vies_code: "EL" }),
     );
+    expect(response.headers.get("cache-control")).toBe("public, max-age=60");
+    harness.clock.advance(45_000);
     const again = await harness.request<{ cached: boolean }>("GET", "/status");
     expect(again.body.cached).toBe(true);
+    expect(again.headers.get("cache-control")).toBe("public, max-age=15");
     expect(harness.vies.calls.status).toBe(1);
   });
 

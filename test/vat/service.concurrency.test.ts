@@ -108,4 +108,24 @@ describe("VAT service: concurrency per member state", () => {
     expect((await holding).result.error?.code).toBe("member_state_unavailable");
     expect(h.vies.calls.total).toBe(2);
   });
+
+  test("a slot that frees up too late for a useful attempt is not taken: no call bound to time out", async () => {
+    const h = await harness({ maxConcurrentPerState: 1, deadlineMs: 1000, retry: { minAttemptMs: 500 } });
+    const [first = "", second = ""] = germanNumbers(2);
+    h.vies.setLatency({ DE: 700 });
+    const [firstPlan, secondPlan] = await Promise.all([h.service.plan(first), h.service.plan(second)]);
+    if (firstPlan.kind !== "upstream" || secondPlan.kind !== "upstream")
+      throw new Error("expected upstream work");
+    const started = performance.now();
+    const [held, waited] = await Promise.all([h.service.resolve(firstPlan), h.service.resolve(secondPlan)]);
+    expect(held.fresh).toBe(true);
+    // The slot came free at ~700 ms with ~300 ms left: the second request gave up waiting at ~500 ms instead.
+    expect([waited.result.error?.code, waited.upstream.detail, waited.upstream.attempts]).toEqual([
+      "upstream_rate_limited",
+      "LOCAL_CONCURRENCY_LIMIT",
+      0,
+    ]);
+    expect(performance.now() - started).toBeLessThan(1000);
+    expect(h.vies.calls.total).toBe(1);
+  });
 });

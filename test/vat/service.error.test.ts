@@ -379,6 +379,18 @@ describe("VAT service: VIES status awareness", () => {
     expect(h.vies.calls.total).toBe(0);
   });
 
+  test("VIES reporting itself down fails every state fast as service_unavailable", async () => {
+    const h = await harness();
+    await h.reportStatus({ kind: "json", vowAvailable: false });
+    const { result, upstream } = await h.check("NL854265259B01");
+    expect([result.valid, result.error?.code, upstream.detail]).toEqual([
+      null,
+      "service_unavailable",
+      "STATUS_VIES_UNAVAILABLE",
+    ]);
+    expect(h.vies.calls.total).toBe(0);
+  });
+
   test("... and serves the last-known-good copy when there is one", async () => {
     const h = await harness();
     await h.check("DE811569869");

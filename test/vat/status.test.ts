@@ -221,22 +221,34 @@ describe("VIES status: the VAT service's accessor", () => {
     const { fake, status } = await harness();
     fake.setStatus({ kind: "json", countries: { DE: "Unavailable", MT: "Monitoring Disabled" } });
     await status.get();
-    expect([status.isUnavailable("DE"), status.isUnavailable("MT"), status.isUnavailable("NL")]).toEqual([
-      true,
-      false,
-      false,
+    expect([status.reportedOutage("DE"), status.reportedOutage("MT"), status.reportedOutage("NL")]).toEqual([
+      { code: "member_state_unavailable", detail: "STATUS_UNAVAILABLE" },
+      null,
+      null,
     ]);
-    expect(status.isUnavailable("GB")).toBe(false);
+    expect(status.reportedOutage("GB")).toBeNull();
     expect(fake.calls.status).toBe(1);
+  });
+
+  test("VIES reporting itself down is an outage for every member state", async () => {
+    const { fake, status } = await harness();
+    fake.setStatus({ kind: "json", vowAvailable: false, countries: { DE: "Available" } });
+    await status.get();
+    for (const code of ["DE", "NL", "EL"]) {
+      expect(status.reportedOutage(code)).toEqual({
+        code: "service_unavailable",
+        detail: "STATUS_VIES_UNAVAILABLE",
+      });
+    }
   });
 
   test("knowing nothing, it answers false at once and fetches in the background", async () => {
     const { fake, status } = await harness();
     fake.setStatus({ kind: "json", countries: { DE: "Unavailable" } });
-    expect(status.isUnavailable("DE")).toBe(false);
+    expect(status.reportedOutage("DE")).toBeNull();
     await settle();
     expect(fake.calls.status).toBe(1);
-    expect(status.isUnavailable("DE")).toBe(true);
+    expect(status.reportedOutage("DE")?.code).toBe("member_state_unavailable");
   });
 
   test("a status older than the TTL is not trusted; it is refreshed once in the background", async () => {
@@ -244,19 +256,19 @@ describe("VIES status: the VAT service's accessor", () => {
     fake.setStatus({ kind: "json", countries: { DE: "Unavailable" } });
     await status.get();
     clock.advance(60_000);
-    for (let i = 0; i < 10; i += 1) expect(status.isUnavailable("DE")).toBe(false);
+    for (let i = 0; i < 10; i += 1) expect(status.reportedOutage("DE")).toBeNull();
     await settle();
     expect(fake.calls.status).toBe(2);
-    expect(status.isUnavailable("DE")).toBe(true);
+    expect(status.reportedOutage("DE")?.code).toBe("member_state_unavailable");
   });
 
   test("after a failed refresh it stays quiet for the failure period", async () => {
     const { fake, clock, status } = await harness({ failureTtlSeconds: 10 });
     fake.setStatus({ kind: "html", status: 503 });
-    expect(status.isUnavailable("DE")).toBe(false);
+    expect(status.reportedOutage("DE")).toBeNull();
     await settle();
     clock.advance(5_000);
-    expect(status.isUnavailable("DE")).toBe(false);
+    expect(status.reportedOutage("DE")).toBeNull();
     await settle();
     expect(fake.calls.status).toBe(1);
   });

@@ -1,21 +1,19 @@
+import { checkVatFormat } from "../format/check-vat-format.ts";
+
 /** Our own VAT registration, sent so that VIES issues a consultation number. */
 export type ViesRequester = { countryCode: string; vatNumber: string };
 
-const REQUESTER_PATTERN = /^([A-Z]{2})([0-9A-Z+*.]{2,12})$/;
-
 /**
- * Splits the configured requester VAT number (`DE123456789`) into the two SOAP fields. Spaces,
- * dots and dashes are ignored and `GR` becomes `EL`, as VIES expects. Throws on a value VIES
- * could never accept, so a misconfiguration stops the boot instead of degrading every call.
+ * Splits the configured requester VAT number (`DE…`) into the two SOAP fields, normalized as
+ * any VAT input is (`GR` becomes `EL`). Throws on a value VIES could never accept — a number
+ * failing its country's format or check digits, or one outside VIES (GB) — so that a
+ * misconfiguration stops the boot instead of costing a refused call on every lookup.
  */
 export function parseRequesterVat(configured: string): ViesRequester {
-  const compact = configured.replace(/[\s.-]/g, "").toUpperCase();
-  const match = REQUESTER_PATTERN.exec(compact);
-  if (match === null) {
-    throw new Error(
-      `Invalid requester VAT number "${configured}": expected a 2-letter prefix and 2-12 characters`,
-    );
+  const format = checkVatFormat(configured);
+  if (!format.ok) throw new Error(`the requester VAT number is not valid: ${format.message}`);
+  if (format.prefix === "GB") {
+    throw new Error("the requester VAT number must be an EU (or XI) number: VIES does not check GB numbers");
   }
-  const [, prefix = "", vatNumber = ""] = match;
-  return { countryCode: prefix === "GR" ? "EL" : prefix, vatNumber };
+  return { countryCode: format.prefix, vatNumber: format.number };
 }

@@ -56,13 +56,21 @@ export function disclosed(raw: string | undefined): string | null {
   return value === "" || value === "---" ? null : value;
 }
 
+// xsd:boolean: VIES writes true/false, but 1/0 are the same values.
+const XSD_BOOLEAN = new Map([
+  ["true", true],
+  ["1", true],
+  ["false", false],
+  ["0", false],
+]);
+
 function answer(response: unknown, approx: boolean): ViesAnswer | null {
-  const valid = text(child(response, "valid"))?.trim();
-  if (valid !== "true" && valid !== "false") return null;
+  const valid = XSD_BOOLEAN.get(text(child(response, "valid"))?.trim() ?? "");
+  if (valid === undefined) return null;
   const identifier = text(child(response, "requestIdentifier"))?.trim();
   return {
     kind: "answer",
-    valid: valid === "true",
+    valid,
     name: disclosed(text(child(response, approx ? "traderName" : "name"))),
     address: disclosed(text(child(response, approx ? "traderAddress" : "address"))),
     requestIdentifier: identifier ? identifier : null,

@@ -157,9 +157,9 @@ describe("checkVatApprox (requester configured)", () => {
   });
 
   test("the configured requester is normalized before it is sent", async () => {
-    const { client } = clientFor(fake, "de 123-456-789");
+    const { client } = clientFor(fake, "de 136-695-976");
     await client.check({ prefix: "NL", number: "854265259B01" }, options);
-    expect(fake.calls.log[0]?.requester).toEqual({ countryCode: "DE", vatNumber: "123456789" });
+    expect(fake.calls.log[0]?.requester).toEqual({ countryCode: "DE", vatNumber: "136695976" });
   });
 
   test("an invalid number comes with an empty requestIdentifier: consultation number null", async () => {
@@ -181,13 +181,15 @@ describe("checkVatApprox (requester configured)", () => {
   });
 
   test("INVALID_REQUESTER_INFO: retried once as checkVat, without consultation number, and logged", async () => {
-    const { client, events } = clientFor(fake, "XX123456789");
+    // A well-formed requester VIES refuses all the same (deregistered, say).
+    fake.setBehaviour("NL", { kind: "fault", fault: "INVALID_REQUESTER_INFO" }, { times: 1 });
+    const { client, events } = clientFor(fake, "DE136695976");
     expect(await client.check({ prefix: "NL", number: "854265259B01" }, options)).toEqual(REGISTERED);
     expect(fake.calls.log.map((call) => call.operation)).toEqual(["checkVatApprox", "checkVat"]);
     expect(events).toEqual([
       {
         event: "vies.requester_rejected",
-        fields: { requesterCountryCode: "XX", requesterVatNumber: "123456789", countryCode: "NL" },
+        fields: { requesterCountryCode: "DE", requesterVatNumber: "136695976", countryCode: "NL" },
       },
     ]);
   });

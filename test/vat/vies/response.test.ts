@@ -142,7 +142,12 @@ describe("parseViesResponse values", () => {
     });
   });
 
-  test("`valid` other than true/false is not an answer", () => {
+  test("`valid` is an xsd:boolean: 1 and 0 are true and false", () => {
+    expect(parseViesResponse(checkVatBody("<ns2:valid>1</ns2:valid>"))).toMatchObject({ valid: true });
+    expect(parseViesResponse(checkVatBody("<ns2:valid> 0 </ns2:valid>"))).toMatchObject({ valid: false });
+  });
+
+  test("`valid` other than an xsd:boolean is not an answer", () => {
     expect(parseViesResponse(checkVatBody("<ns2:valid>maybe</ns2:valid>"))).toBeNull();
     expect(parseViesResponse(checkVatBody("<ns2:name>X</ns2:name>"))).toBeNull();
     expect(
