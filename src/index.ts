@@ -42,7 +42,9 @@ if (services.store.kind !== "memory") {
 const app = buildApp(services).listen({
   port: config.PORT,
   hostname: config.HOST,
-  maxRequestBodySize: 1_048_576,
+  // Body size is the app's business (MAX_BODY_BYTES, refused with the error body before the
+  // body is read); Bun's own limit would answer a bare 413 with no body and no request id.
+  maxRequestBodySize: Number.POSITIVE_INFINITY,
 });
 const admin = config.DATABASE_URL ? null : serveAdminSocket(config.DATA_DIR, services.keyAdmin, log);
 log.info("listening", {
