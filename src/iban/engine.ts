@@ -65,31 +65,35 @@ export function createIbanEngine(registry: IbanRegistry): IbanEngine {
 
   function validate(input: string): IbanResult {
     normalizer.normalize(input);
-    if (normalizer.badIndex >= 0) {
-      const where = normalizer.badIndex + 1;
+    const { codes, start, length, badIndex } = normalizer;
+    // The country is judged first, on what was read before any character that is not allowed.
+    let format: CompiledFormat | undefined;
+    const first = codes[start] as number;
+    const second = codes[start + 1] as number;
+    if (length >= 2 && ASCII_KIND[first] === LETTER && ASCII_KIND[second] === LETTER) {
+      const index = (first - 65) * 26 + second - 65;
+      format = formats[index];
+      if (!format) {
+        unknownCountryMessages[index] ??=
+          `${String.fromCharCode(first, second)} is not a country or territory that uses IBANs`;
+        return rejected(input, "invalid_country", unknownCountryMessages[index], null);
+      }
+    }
+    if (badIndex >= 0) {
+      const where = badIndex + 1;
       return rejected(
         input,
         "invalid_format",
-        `character ${describeCharacter(input, normalizer.badIndex)} at position ${where} is not allowed in an IBAN`,
-        null,
+        `character ${describeCharacter(input, badIndex)} at position ${where} is not allowed in an IBAN`,
+        format ?? null,
       );
     }
-    const { codes, start, length } = normalizer;
     if (length === 0) return rejected(input, "invalid_country", "IBAN is empty", null);
-    const first = codes[start] as number;
-    const second = codes[start + 1] as number;
-    if (length < 2 || ASCII_KIND[first] !== LETTER || ASCII_KIND[second] !== LETTER) {
+    if (!format) {
       return rejected(input, "invalid_country", "IBAN must start with a two-letter country code", null);
     }
-    const index = (first - 65) * 26 + second - 65;
-    const format = formats[index];
-    if (!format) {
-      unknownCountryMessages[index] ??=
-        `${String.fromCharCode(first, second)} is not a country or territory that uses IBANs`;
-      return rejected(input, "invalid_country", unknownCountryMessages[index], null);
-    }
     if (length !== format.length) {
-      return rejected(input, "invalid_length", lengthMessage(format, length), format.code);
+      return rejected(input, "invalid_length", lengthMessage(format, length), format);
     }
     const classes = format.classes;
     for (let i = 2; i < length; i++) {
@@ -101,7 +105,7 @@ export function createIbanEngine(registry: IbanRegistry): IbanEngine {
           input,
           "invalid_format",
           `character '${String.fromCharCode(c)}' at position ${i + 1}${part} must be ${CLASS_NAMES[expected]}`,
-          format.code,
+          format,
         );
       }
     }
@@ -167,20 +171,28 @@ function lengthMessage(format: CompiledFormat, length: number): string {
   return built;
 }
 
-/** A result for input that is not an IBAN of a known country's structure: only the country, if known. */
-function rejected(input: string, code: ErrorCode, message: string, country: string | null): IbanResult {
+/**
+ * A result for input that is not an IBAN of a known country's structure: only what the country,
+ * if known, tells (its code and SEPA membership).
+ */
+function rejected(
+  input: string,
+  code: ErrorCode,
+  message: string,
+  format: CompiledFormat | null,
+): IbanResult {
   return {
     input,
     valid: false,
     iban: null,
     iban_formatted: null,
-    country_code: country,
+    country_code: format?.code ?? null,
     check_digits: null,
     bban: null,
     bank_code: null,
     branch_code: null,
     account_number: null,
-    sepa: null,
+    sepa: format?.sepa ?? null,
     bank: null,
     source: "offline",
     cached: false,

@@ -84,11 +84,17 @@ export class IbanNormalizer {
         colonSeen = true;
         verbatim = false;
       } else {
+        // What was read before the bad character still names the country.
         this.badIndex = i;
+        this.frame(Math.min(count, CAPACITY), false);
         return;
       }
     }
-    const labelled = count >= 4 && startsWithLabel(codes);
+    this.frame(count, verbatim);
+  }
+
+  private frame(count: number, verbatim: boolean): void {
+    const labelled = count >= 4 && startsWithLabel(this.codes);
     this.start = labelled ? 4 : 0;
     this.length = labelled ? count - 4 : count;
     this.verbatim = verbatim && !labelled;

@@ -128,6 +128,41 @@ describe("rejections, in the order country → length → structure → checksum
     });
   });
 
+  test("a rejected IBAN of a known country keeps what the country tells: its code and SEPA flag", () => {
+    const sepaOf = (country: string) => formatOf(country).sepa;
+    expect(engine.validate("DE89 3704 0044 0532 0130")).toMatchObject({
+      country_code: "DE",
+      sepa: sepaOf("DE"),
+      error: { code: "invalid_length" },
+    });
+    expect(engine.validate("BR15 0000 0000 0000 1093 2840 8X14 A")).toMatchObject({
+      country_code: "BR",
+      sepa: sepaOf("BR"),
+      error: { code: "invalid_format" },
+    });
+  });
+
+  test.each([
+    ["DE89/3704/0044/0532/0130/00", "DE", "character '/' at position 5 is not allowed in an IBAN"],
+    ["IBAN: GB29 NWBK 6016 1331 9268 1#", "GB", "character '#' at position 33 is not allowed in an IBAN"],
+    ["/DE89370400440532013000", null, "character '/' at position 1 is not allowed in an IBAN"],
+  ])("%j: a character not allowed in any IBAN is invalid_format, after the country", (input, country, message) => {
+    expect(engine.validate(input)).toMatchObject({
+      valid: false,
+      country_code: country,
+      sepa: country === null ? null : formatOf(country).sepa,
+      iban: null,
+      error: { code: "invalid_format", message },
+    });
+  });
+
+  test("an unknown country is reported before a character that is not allowed", () => {
+    expect(engine.validate("XX89/3704/0044")).toMatchObject({
+      country_code: null,
+      error: { code: "invalid_country", message: "XX is not a country or territory that uses IBANs" },
+    });
+  });
+
   test("a checksum failure keeps the parsed parts but names no bank", () => {
     expect(engine.validate("DE89 3704 0044 0532 0130 01")).toMatchObject({
       valid: false,
