@@ -118,3 +118,19 @@ export const rateWindows = pgTable(
     index("rate_windows_window_start_idx").on(table.windowStart),
   ],
 );
+
+/**
+ * Usage recorded by a server that owns its database alone (embedded PGlite), one row per
+ * committed batch: entry i says that key `key_ids[i]` made `requests[i]` validate requests
+ * and was billed `units[i]` units in the month `months[i]`. Appending one row per batch keeps
+ * a durable record of every request cheap where each statement runs on the server's own
+ * thread; rows are folded into `usage_months` every second while usage is recorded. The usage of a
+ * key and month is its `usage_months` row plus its entries here.
+ */
+export const usageJournal = pgTable("usage_journal", {
+  id: bigserial("id", { mode: "number" }).primaryKey(),
+  keyIds: text("key_ids").array().notNull(),
+  months: date("months", { mode: "string" }).array().notNull(),
+  requests: integer("requests").array().notNull(),
+  units: integer("units").array().notNull(),
+});

@@ -1,7 +1,7 @@
 import { type KeyAdmin, keyAdmin } from "./accounts/admin.ts";
 import { Authenticator } from "./accounts/authenticator.ts";
 import { KeyStore } from "./accounts/key-store.ts";
-import { Meter } from "./accounts/meter.ts";
+import { createMeter } from "./accounts/meter.ts";
 import { planCatalogue } from "./accounts/plans.ts";
 import { counterWithFallback, databaseCounter, RateLimiter, storeCounter } from "./accounts/rate-limit.ts";
 import type { AppDeps } from "./app.ts";
@@ -67,7 +67,7 @@ export function createServices(
       : config.DATABASE_URL
         ? databaseCounter(database)
         : inProcessCounter();
-  const meter = new Meter(database, clock, {
+  const meter = createMeter(database, clock, {
     // A reservation must outlive the longest request that may settle it.
     reservationTtlMs: Math.max(60_000, 2 * config.VAT_DEADLINE_MS),
   });

@@ -20,3 +20,8 @@ export function isAnswered(answer: ComponentAnswer): boolean {
   const code = answer.error?.code;
   return code === undefined || code === "invalid_checksum";
 }
+
+/** Whether a key's month has a unit left for one more request: billed and held units below the quota. */
+export function hasRoom(counts: { used: number; reserved: number }, quota: number | null): boolean {
+  return quota === null || counts.used + counts.reserved < quota;
+}

@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { checkNewKey, type KeyAdmin, keyAdmin, type NewKey } from "../accounts/admin.ts";
 import { KeyStore } from "../accounts/key-store.ts";
-import { Meter } from "../accounts/meter.ts";
+import { createMeter } from "../accounts/meter.ts";
 import { planCatalogue } from "../accounts/plans.ts";
 import { adminSocketPath } from "../admin-socket.ts";
 import { systemClock } from "../clock.ts";
@@ -108,7 +108,7 @@ async function withDatabase<T>(config: Config, work: (admin: KeyAdmin) => Promis
   );
   try {
     const plans = planCatalogue(config.GATEWAY_RATE_LIMIT_PER_MINUTE);
-    const meter = new Meter(storage.database, systemClock, { reservationTtlMs: 60_000 });
+    const meter = createMeter(storage.database, systemClock, { reservationTtlMs: 60_000 });
     return await work(keyAdmin({ keys: new KeyStore(storage.database), meter, plans, clock: systemClock }));
   } finally {
     await storage.close();

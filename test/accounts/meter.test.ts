@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { KeyStore } from "../../src/accounts/key-store.ts";
-import { Meter } from "../../src/accounts/meter.ts";
+import { createMeter, type Meter } from "../../src/accounts/meter.ts";
 import { planCatalogue } from "../../src/accounts/plans.ts";
 import type { Database } from "../../src/db.ts";
 import { secondConnection, testDatabase } from "../support/database.ts";
@@ -28,7 +28,7 @@ async function newKey(): Promise<string> {
 describe("meter", () => {
   test("charges count against the quota and refuse past it", async () => {
     const clock = manualClock(Date.parse("2026-03-15T12:00:00Z"));
-    const meter = new Meter(database, clock, { reservationTtlMs: 60_000 });
+    const meter = createMeter(database, clock, { reservationTtlMs: 60_000 });
     const keyId = await newKey();
     for (let i = 1; i <= 3; i++) {
       const admission = await meter.admit({ keyId, quota: 3, charge: true, reserve: false });
@@ -47,7 +47,7 @@ describe("meter", () => {
 
   test("200 concurrent billable requests with 50 units left: exactly 50 billed", async () => {
     const clock = manualClock(Date.parse("2026-03-15T12:00:00Z"));
-    const meter = new Meter(database, clock, { reservationTtlMs: 60_000 });
+    const meter = createMeter(database, clock, { reservationTtlMs: 60_000 });
     const keyId = await newKey();
     for (let i = 0; i < 50; i++) await meter.admit({ keyId, quota: 100, charge: true, reserve: false });
     const results = await Promise.all(
@@ -61,7 +61,7 @@ describe("meter", () => {
 
   test("reservations hold units until settled; released units are never billed", async () => {
     const clock = manualClock(Date.parse("2026-03-15T12:00:00Z"));
-    const meter = new Meter(database, clock, { reservationTtlMs: 60_000 });
+    const meter = createMeter(database, clock, { reservationTtlMs: 60_000 });
     const keyId = await newKey();
     const first = await meter.admit({ keyId, quota: 2, charge: false, reserve: true });
     const second = await meter.admit({ keyId, quota: 2, charge: false, reserve: true });
@@ -80,7 +80,7 @@ describe("meter", () => {
 
   test("a reservation left unsettled (a crashed instance) is swept after its lease and never billed", async () => {
     const clock = manualClock(Date.parse("2026-03-15T12:00:00Z"));
-    const meter = new Meter(database, clock, { reservationTtlMs: 30_000 });
+    const meter = createMeter(database, clock, { reservationTtlMs: 30_000 });
     const keyId = await newKey();
     const held = await meter.admit({ keyId, quota: 1, charge: false, reserve: true });
     expect(await meter.admit({ keyId, quota: 1, charge: true, reserve: false })).toMatchObject({ ok: false });
@@ -100,7 +100,7 @@ describe("meter", () => {
 
   test("the quota resets at 00:00 UTC on the 1st", async () => {
     const clock = manualClock(Date.parse("2026-01-31T23:59:59.999Z"));
-    const meter = new Meter(database, clock, { reservationTtlMs: 60_000 });
+    const meter = createMeter(database, clock, { reservationTtlMs: 60_000 });
     const keyId = await newKey();
     expect(await meter.admit({ keyId, quota: 1, charge: true, reserve: false })).toMatchObject({
       ok: true,
@@ -119,7 +119,7 @@ describe("meter", () => {
 
   test("a null quota never refuses", async () => {
     const clock = manualClock();
-    const meter = new Meter(database, clock, { reservationTtlMs: 60_000 });
+    const meter = createMeter(database, clock, { reservationTtlMs: 60_000 });
     const keyId = await newKey();
     for (let i = 0; i < 20; i++) await meter.admit({ keyId, quota: null, charge: true, reserve: false });
     expect(await meter.usage(keyId, clock.now())).toEqual({ used: 20, requests: 20 });
@@ -134,8 +134,8 @@ describe.if(second !== null)("meter across two instances sharing Postgres", () =
     if (!second) return;
     const clock = manualClock(Date.parse("2026-03-15T12:00:00Z"));
     const meters = [
-      new Meter(database, clock, { reservationTtlMs: 60_000 }),
-      new Meter(second, clock, { reservationTtlMs: 60_000 }),
+      createMeter(database, clock, { reservationTtlMs: 60_000 }),
+      createMeter(second, clock, { reservationTtlMs: 60_000 }),
     ];
     const keyId = await newKey();
     for (let i = 0; i < 50; i++) await meters[0]?.admit({ keyId, quota: 100, charge: true, reserve: false });
