@@ -61,6 +61,8 @@ export const ConfigSchema = t.Object({
   VIES_MAX_CONCURRENT_PER_STATE: t.Integer({ minimum: 1, maximum: 100, default: 4 }),
   /** The most one VAT answer may take, retries and waiting for a slot included. */
   VAT_DEADLINE_MS: t.Integer({ minimum: 200, maximum: 120_000, default: 8000 }),
+  /** With a last-known-good copy, how long to wait for the authority before serving the copy. */
+  VAT_STALE_AFTER_MS: t.Integer({ minimum: 100, maximum: 120_000, default: 2000 }),
   VAT_CACHE_TTL_SECONDS: t.Integer({ minimum: 1, default: 86_400 }),
   VAT_LKG_TTL_SECONDS: t.Integer({ minimum: 1, default: 2_592_000 }),
   /** The most a cache read or write may add to a request before it counts as a cache outage. */

@@ -117,6 +117,7 @@ export function createServices(
     lkgTtlSeconds: config.VAT_LKG_TTL_SECONDS,
     cacheTimeoutMs: config.CACHE_TIMEOUT_MS,
     deadlineMs: config.VAT_DEADLINE_MS,
+    staleAfterMs: config.VAT_STALE_AFTER_MS,
     attemptTimeoutMs: config.VIES_TIMEOUT_MS,
     maxConcurrentPerState: config.VIES_MAX_CONCURRENT_PER_STATE,
     onCacheFault: (fault) => metrics.storeErrors.inc({ store: "cache", operation: `vat_${fault.operation}` }),

@@ -50,6 +50,11 @@ export type VatServiceOptions = {
   deadlineMs?: number;
   /** The most one upstream call may take; defaults to `deadlineMs`. */
   attemptTimeoutMs?: number;
+  /**
+   * With a last-known-good copy at hand, how long to wait for the authority before serving
+   * the copy (the call goes on, and refreshes the cache if it answers); defaults to `deadlineMs`.
+   */
+  staleAfterMs?: number;
   retry?: Partial<RetryPolicy>;
   /** Upstream calls in flight per member state (VIES prefix; GB for the UK service); defaults to 4. */
   maxConcurrentPerState?: number;
@@ -128,6 +133,7 @@ const fault = (code: UpstreamFault["code"], detail: string): UpstreamFault => ({
 export function createVatService(options: VatServiceOptions): VatService {
   const { vies, uk, status, store, clock, log } = options;
   const deadlineMs = options.deadlineMs ?? DEFAULT_DEADLINE_MS;
+  const staleAfterMs = options.staleAfterMs ?? deadlineMs;
   const retryAfterSeconds = options.retryAfterSeconds ?? DEFAULT_RETRY_AFTER_SECONDS;
   const cacheTimeoutMs = options.cacheTimeoutMs ?? DEFAULT_CACHE_TIMEOUT_MS;
   const cache = createVatCache({
@@ -230,10 +236,14 @@ export function createVatService(options: VatServiceOptions): VatService {
       const { format, authority } = plan;
       const budget = budgetFrom(plan.startedAt, deadlineMs);
       const flight = flights.run(format.vatNumber, () => fly(format, authority, budget));
-      // The flight keeps to its own budget; a joiner whose budget ends sooner stops waiting.
-      const report = flight.shared
-        ? await settleWithin(flight.promise, budget.remainingMs())
-        : await flight.promise;
+      // The flight keeps to its own budget; a joiner whose budget ends sooner stops waiting, and
+      // so does a request holding a last-known-good copy once it has waited `staleAfterMs`.
+      const waitMs =
+        plan.lastKnownGood === null ? budget.remainingMs() : Math.min(budget.remainingMs(), staleAfterMs);
+      const report =
+        flight.shared || plan.lastKnownGood !== null
+          ? await settleWithin(flight.promise, waitMs)
+          : await flight.promise;
       const timeoutCode = format.prefix === "GB" ? "service_unavailable" : "member_state_unavailable";
       const outcome = report?.outcome ?? fault(timeoutCode, "DEADLINE");
       return {

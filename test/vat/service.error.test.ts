@@ -148,6 +148,28 @@ describe("VAT service: last-known-good during an outage", () => {
     }
   });
 
+  test("a slow authority: the copy is served after staleAfterMs, and the call goes on to refresh the cache", async () => {
+    const h = await harness({ staleAfterMs: 300, deadlineMs: 4000, attemptTimeoutMs: 3000 });
+    const original = await h.check("IE6388047V");
+    h.clock.advance(DAY);
+    h.vies.setLatency({ IE: 1000 });
+    const started = performance.now();
+    const { result, fresh } = await h.check("IE6388047V");
+    expect(performance.now() - started).toBeLessThan(300 + SLACK_MS);
+    expect([result.stale, result.valid, result.warning?.code, fresh]).toEqual([
+      true,
+      true,
+      "member_state_unavailable",
+      false,
+    ]);
+    expect(result.checked_at).toBe(original.result.checked_at);
+    await Bun.sleep(1000);
+    const after = await h.check("IE6388047V");
+    expect([after.phase, after.result.cached, after.result.stale]).toEqual(["plan", true, false]);
+    expect(after.result.checked_at).not.toBe(original.result.checked_at);
+    expect(h.vies.calls.total).toBe(2);
+  });
+
   test("a stale copy is replaced by the fresh verdict once VIES answers again", async () => {
     const h = await harness();
     await h.check("BE0244142664");
