@@ -47,13 +47,27 @@ export class DataDirLock {
     if (!Number.isInteger(pid) || pid <= 0 || pid === process.pid) return null;
     try {
       process.kill(pid, 0);
-      return { pid, role };
     } catch (error) {
       return (error as NodeJS.ErrnoException).code === "EPERM" ? { pid, role } : null;
     }
+    return isZombie(pid) ? null : { pid, role };
   }
 
   release(): void {
     rmSync(this.path, { force: true });
+  }
+}
+
+/**
+ * A process killed whose parent has not collected it yet (a container whose first process
+ * does not reap orphans keeps them for good) still answers signals, but holds nothing.
+ * Where there is no /proc, a process that answers counts as alive.
+ */
+function isZombie(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) === "Z";
+  } catch {
+    return false;
   }
 }

@@ -74,6 +74,25 @@ describe("one process at a time owns the embedded data directory", () => {
     expect((await validateIban(server, key.api_key)).status).toBe(200);
   });
 
+  test("an owner.pid of a killed process nobody has reaped (a zombie) is taken over", async () => {
+    await server.crash();
+    // `true` exits at once, and its parent becomes `sleep`, which never waits for it.
+    const parent = Bun.spawn(["sh", "-c", "true & echo $!; exec sleep 30"], { stdout: "pipe" });
+    try {
+      const reader = parent.stdout.getReader();
+      const zombie = Number(new TextDecoder().decode((await reader.read()).value).trim());
+      reader.releaseLock();
+      await Bun.sleep(100);
+      expect(readFileSync(`/proc/${zombie}/stat`, "utf8")).toContain(") Z ");
+      writeFileSync(ownerFile(), `${zombie} server\n`);
+      server = await box.startServer(env);
+      expect(owner()).toBe(`${server.pid} server\n`);
+    } finally {
+      parent.kill("SIGKILL");
+      await parent.exited;
+    }
+  });
+
   test("after a crash, keys open the directory past the dead socket, and the next server starts", async () => {
     await server.crash();
     expect(existsSync(ownerFile())).toBe(true);
