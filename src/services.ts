@@ -121,6 +121,7 @@ export function createServices(
     attemptTimeoutMs: config.VIES_TIMEOUT_MS,
     maxConcurrentPerState: config.VIES_MAX_CONCURRENT_PER_STATE,
     onCacheFault: (fault) => metrics.storeErrors.inc({ store: "cache", operation: `vat_${fault.operation}` }),
+    onCacheLookup: (result) => metrics.vatCacheLookups.inc({ result }),
   });
 
   return {

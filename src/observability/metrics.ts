@@ -45,6 +45,12 @@ export function createMetrics() {
       labelNames: ["result"] as const,
       registers: [registry],
     }),
+    vatCacheLookups: new Counter({
+      name: "vat_cache_lookups_total",
+      help: "VAT cache lookups of well-formed numbers: hit (fresh), stale (only a last-known-good copy), miss",
+      labelNames: ["result"] as const,
+      registers: [registry],
+    }),
     billedUnits: new Counter({
       name: "billed_units_total",
       help: "Billable validations recorded, by plan",

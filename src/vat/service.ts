@@ -46,6 +46,8 @@ export type VatServiceOptions = {
   cacheTimeoutMs?: number;
   /** Told of every cache fault (the cache already logs them), for metrics. */
   onCacheFault?: (fault: CacheFault) => void;
+  /** Told of every cache lookup of a well-formed number: fresh hit, stale copy only, or nothing. */
+  onCacheLookup?: (result: "hit" | "stale" | "miss") => void;
   /** The most one VAT answer takes from `plan` to the end of `resolve`, retries included; defaults to 8 000. */
   deadlineMs?: number;
   /** The most one upstream call may take; defaults to `deadlineMs`. */
@@ -223,6 +225,7 @@ export function createVatService(options: VatServiceOptions): VatService {
         return { kind: "answered", result: unavailableResult(input, format, error) };
       }
       const hit = await cache.get(format.vatNumber);
+      options.onCacheLookup?.(hit === null ? "miss" : hit.state === "fresh" ? "hit" : "stale");
       if (hit?.state === "fresh") {
         const served = { cached: true, stale: false, warning: null };
         return { kind: "answered", result: verdictResult(input, format, hit.verdict, served) };

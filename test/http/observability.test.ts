@@ -105,6 +105,8 @@ describe("GET /metrics", () => {
     );
     expect(delta("vat_answers_total", { result: "fresh" })).toBe(1);
     expect(delta("vat_answers_total", { result: "cache_hit" })).toBe(1);
+    expect(delta("vat_cache_lookups_total", { result: "miss" })).toBe(1);
+    expect(delta("vat_cache_lookups_total", { result: "hit" })).toBe(1);
     expect(delta("limit_rejections_total", { reason: "quota_exceeded" })).toBe(1);
     expect(after).toContain("process_resident_memory_bytes");
   });
