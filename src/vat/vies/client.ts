@@ -40,6 +40,9 @@ function outage(
   return { kind: "fault", code, detail, retryable };
 }
 
+/** How long lookups go without the requester after VIES refused it. */
+export const REQUESTER_PAUSE_MS = 10 * 60 * 1000;
+
 /** What came back over HTTP (read whatever the status), or why nothing did. */
 type Reply = { kind: "reply"; status: number; response: ViesResponse | null } | UpstreamFault;
 
@@ -53,6 +56,9 @@ export function createViesClient(config: ViesClientConfig): VatUpstream {
   const fetchFn: FetchLike = config.fetch ?? fetch;
   const log: ViesLogger = config.log ?? (() => {});
   const requester = config.requesterVat === null ? null : parseRequesterVat(config.requesterVat);
+  // After VIES refuses our requester, lookups go without it for a while instead of paying a
+  // refused call each; the requester is tried again once the pause is over.
+  let requesterPausedUntil = 0;
 
   async function send(check: UpstreamCheck, as: ViesRequester | null, deadline: Deadline): Promise<Reply> {
     const init = { method: "POST", headers: SOAP_HEADERS, body: buildViesEnvelope(check, as) };
@@ -96,18 +102,21 @@ export function createViesClient(config: ViesClientConfig): VatUpstream {
   return {
     async check(check, options: UpstreamCallOptions) {
       const deadline = startDeadline(options.timeoutMs, options.signal);
-      const first = await send(check, requester, deadline);
+      const as = config.clock.now() < requesterPausedUntil ? null : requester;
+      const first = await send(check, as, deadline);
       const rejectedRequester =
-        requester !== null &&
+        as !== null &&
         first.kind === "reply" &&
         first.response?.kind === "soapFault" &&
         first.response.faultString === "INVALID_REQUESTER_INFO";
       if (!rejectedRequester) return interpret(check, first);
       // Our configuration is wrong, not the user's input: answer without a consultation number.
+      requesterPausedUntil = config.clock.now() + REQUESTER_PAUSE_MS;
       log("vies.requester_rejected", {
-        requesterCountryCode: requester.countryCode,
-        requesterVatNumber: requester.vatNumber,
+        requesterCountryCode: as.countryCode,
+        requesterVatNumber: as.vatNumber,
         countryCode: check.prefix,
+        pausedForMs: REQUESTER_PAUSE_MS,
       });
       return interpret(check, await send(check, null, deadline));
     },

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
 import type { UpstreamVerdict } from "../../../src/vat/upstream.ts";
-import { createViesClient } from "../../../src/vat/vies/client.ts";
+import { createViesClient, REQUESTER_PAUSE_MS } from "../../../src/vat/vies/client.ts";
 import { startViesFake, type ViesFake } from "../../fakes/vies.ts";
+import { manualClock } from "../../support/manual-clock.ts";
 import { clientFor, fixedClock, NOW, TIMEOUT_MS } from "./harness.ts";
 
 let fake: ViesFake;
@@ -189,8 +190,34 @@ describe("checkVatApprox (requester configured)", () => {
     expect(events).toEqual([
       {
         event: "vies.requester_rejected",
-        fields: { requesterCountryCode: "DE", requesterVatNumber: "136695976", countryCode: "NL" },
+        fields: {
+          requesterCountryCode: "DE",
+          requesterVatNumber: "136695976",
+          countryCode: "NL",
+          pausedForMs: REQUESTER_PAUSE_MS,
+        },
       },
+    ]);
+  });
+
+  test("after a refusal the requester is paused: plain checkVat at once, checkVatApprox again later", async () => {
+    const clock = manualClock(NOW);
+    fake.setBehaviour("NL", { kind: "fault", fault: "INVALID_REQUESTER_INFO" }, { times: 1 });
+    const { client } = clientFor(fake, "DE136695976", clock);
+    await client.check({ prefix: "NL", number: "854265259B01" }, options);
+    clock.advance(REQUESTER_PAUSE_MS - 1);
+    expect(await client.check({ prefix: "NL", number: "854265259B01" }, options)).toMatchObject({
+      valid: true,
+      consultationNumber: null,
+    });
+    clock.advance(1);
+    const again = await client.check({ prefix: "NL", number: "854265259B01" }, options);
+    expect(again.kind === "verdict" && again.consultationNumber).toMatch(/^WAPI/);
+    expect(fake.calls.log.map((call) => call.operation)).toEqual([
+      "checkVatApprox",
+      "checkVat",
+      "checkVat",
+      "checkVatApprox",
     ]);
   });
 

@@ -13,12 +13,13 @@ export type LoggedEvent = { event: string; fields: Record<string, unknown> };
 export function clientFor(
   fake: ViesFake,
   requesterVat: string | null = null,
+  clock: Clock = fixedClock,
 ): { client: VatUpstream; events: LoggedEvent[] } {
   const events: LoggedEvent[] = [];
   const client = createViesClient({
     baseUrl: fake.baseUrl,
     requesterVat,
-    clock: fixedClock,
+    clock,
     log: (event, fields) => events.push({ event, fields }),
   });
   return { client, events };
