@@ -107,6 +107,14 @@ function referToModels(node: unknown, names: ReadonlySet<string>, isModelRoot: b
   );
 }
 
+/** What any route may also answer: the errors of the HTTP layer, in the same shape. */
+const UNEXPECTED_RESPONSE: ResponseDoc = {
+  description:
+    "`not_found` (404), `method_not_allowed` (405, with `Allow`) or `internal_error` (500), in the error shape",
+  headers: REQUEST_ID_HEADER,
+  content: { "application/json": { schema: { $ref: `${SCHEMA_PREFIX}ErrorResponse` } } },
+};
+
 type GeneratedDocument = {
   paths: Record<string, Record<string, OperationDoc>>;
   components: { schemas: Record<string, unknown> };
@@ -126,11 +134,11 @@ function completed(app: AnyElysia, generated: GeneratedDocument, info: DocumentI
     const method = route.method.toLowerCase();
     const operation = paths[path]?.[method];
     if (!operation || detail?.hide) continue;
-    (paths[path] as Record<string, OperationDoc>)[method] = withDeclaredDetail(
-      operation,
-      detail ?? {},
-      `${route.method} ${route.path}`,
-    );
+    const documented = withDeclaredDetail(operation, detail ?? {}, `${route.method} ${route.path}`);
+    (paths[path] as Record<string, OperationDoc>)[method] = {
+      ...documented,
+      responses: { ...documented.responses, default: UNEXPECTED_RESPONSE },
+    };
   }
   const models = generated.components.schemas;
   const names = new Set(Object.keys(models));

@@ -40,6 +40,7 @@ const MODEL = "#/components/schemas/";
 const GATEWAY_SECRET = "gateway-shared-secret-0123456789";
 
 /** Method, path, and every status with the model of its body (spec: Endpoints, Status responses). */
+// `default`: what any route may also answer (404, 405, 500), in the error shape.
 const ROUTES: Record<string, Record<string, string>> = {
   "POST /validate": {
     200: "ValidateResponse",
@@ -49,6 +50,7 @@ const ROUTES: Record<string, Record<string, string>> = {
     413: "ErrorResponse",
     429: "ErrorResponse",
     503: "ErrorResponse",
+    default: "ErrorResponse",
   },
   "GET /usage": {
     200: "Usage",
@@ -56,9 +58,10 @@ const ROUTES: Record<string, Record<string, string>> = {
     403: "ErrorResponse",
     429: "ErrorResponse",
     503: "ErrorResponse",
+    default: "ErrorResponse",
   },
-  "GET /status": { 200: "ViesStatus", 503: "ErrorResponse" },
-  "GET /health": { 200: "Health" },
+  "GET /status": { 200: "ViesStatus", 503: "ErrorResponse", default: "ErrorResponse" },
+  "GET /health": { 200: "Health", default: "ErrorResponse" },
 };
 const PROTECTED = new Set(["POST /validate", "GET /usage"]);
 
