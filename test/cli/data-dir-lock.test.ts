@@ -76,13 +76,13 @@ describe("one process at a time owns the embedded data directory", () => {
 
   test("an owner.pid of a killed process nobody has reaped (a zombie) is taken over", async () => {
     await server.crash();
-    // `true` exits at once, and its parent becomes `sleep`, which never waits for it.
-    const parent = Bun.spawn(["sh", "-c", "true & echo $!; exec sleep 30"], { stdout: "pipe" });
+    // The background `sleep` ends after its shell has become `sleep 30`, which never waits for it.
+    const parent = Bun.spawn(["sh", "-c", "sleep 0.05 & echo $!; exec sleep 30"], { stdout: "pipe" });
     try {
       const reader = parent.stdout.getReader();
       const zombie = Number(new TextDecoder().decode((await reader.read()).value).trim());
       reader.releaseLock();
-      await Bun.sleep(100);
+      await Bun.sleep(300);
       expect(readFileSync(`/proc/${zombie}/stat`, "utf8")).toContain(") Z ");
       writeFileSync(ownerFile(), `${zombie} server\n`);
       server = await box.startServer(env);
