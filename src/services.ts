@@ -27,7 +27,7 @@ export type Services = AppDeps & {
   database: Database;
   store: KeyValueStore;
   keyAdmin: KeyAdmin;
-  /** Waits for pending meter commits, then closes the database and the store. */
+  /** Waits for pending meter commits, releases cut-off reservations, then closes the database and the store. */
   close(): Promise<void>;
 };
 
@@ -149,7 +149,7 @@ export function createServices(
     store,
     keyAdmin: keyAdmin({ keys, meter, plans, clock }),
     async close() {
-      await meter.idle();
+      await meter.close();
       await store.close();
       await storage.close();
     },

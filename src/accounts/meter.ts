@@ -48,6 +48,11 @@ export interface Meter {
   sweepExpired(): Promise<void>;
   /** Resolves when every operation submitted so far has committed or failed. */
   idle(): Promise<void>;
+  /**
+   * For shutdown, once no request is served any more: waits for the last commits and releases,
+   * unbilled, the reservations of requests that were cut off before settling them.
+   */
+  close(): Promise<void>;
 }
 
 export type MeterOptions = {

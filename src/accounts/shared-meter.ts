@@ -45,6 +45,8 @@ const NO_QUOTA = -1;
 export class SharedMeter implements Meter {
   private readonly charges: Batcher<Admission, MeterAdmission>;
   private readonly operations: Batcher<Operation, Outcome>;
+  /** Reservations this instance granted and has not settled, for `close` to release. */
+  private readonly open = new Map<number, Reservation>();
   private lastSweepMs = 0;
 
   constructor(
@@ -56,14 +58,28 @@ export class SharedMeter implements Meter {
     this.operations = new Batcher((items) => this.commitOperations(items));
   }
 
-  admit(request: MeterRequest): Promise<MeterAdmission> {
+  async admit(request: MeterRequest): Promise<MeterAdmission> {
     const { month, resetMs } = periodAt(this.clock.now());
     if (!request.reserve) return this.charges.submit({ request, month, resetMs });
-    return this.operations.submit({ kind: "reserve", request, month, resetMs }) as Promise<MeterAdmission>;
+    const admission = (await this.operations.submit({
+      kind: "reserve",
+      request,
+      month,
+      resetMs,
+    })) as MeterAdmission;
+    if (admission.ok && admission.reservation) this.open.set(admission.reservation.id, admission.reservation);
+    return admission;
   }
 
   settle(reservation: Reservation, bill: boolean): Promise<Settlement> {
+    this.open.delete(reservation.id);
     return this.operations.submit({ kind: "settle", reservation, bill }) as Promise<Settlement>;
+  }
+
+  async close(): Promise<void> {
+    await this.idle();
+    const left = [...this.open.values()];
+    await Promise.all(left.map((reservation) => this.settle(reservation, false)));
   }
 
   async usage(keyId: string, nowMs: number): Promise<MeterUsage> {

@@ -59,6 +59,41 @@ describe("meter", () => {
     expect(await meter.usage(keyId, clock.now())).toEqual({ used: 100, requests: 250 });
   });
 
+  test("200 concurrent reservations with 50 units left: exactly 50 held, each billed once when settled", async () => {
+    const clock = manualClock(Date.parse("2026-03-15T12:00:00Z"));
+    const meter = createMeter(database, clock, { reservationTtlMs: 60_000 });
+    const keyId = await newKey();
+    for (let i = 0; i < 50; i++) await meter.admit({ keyId, quota: 100, charge: true, reserve: false });
+    const results = await Promise.all(
+      Array.from({ length: 200 }, () => meter.admit({ keyId, quota: 100, charge: false, reserve: true })),
+    );
+    const held = results.flatMap((r) => (r.ok && r.reservation ? [r.reservation] : []));
+    expect(held).toHaveLength(50);
+    expect(results.filter((r) => !r.ok)).toHaveLength(150);
+    const settled = await Promise.all(held.map((reservation) => meter.settle(reservation, true)));
+    expect(settled.every((s) => s.billed)).toBe(true);
+    expect(new Set(settled.map((s) => s.used)).size).toBe(50);
+    expect(await meter.usage(keyId, clock.now())).toEqual({ used: 100, requests: 250 });
+  });
+
+  test("closing releases, unbilled, the reservations still open (requests cut off at shutdown)", async () => {
+    const clock = manualClock(Date.parse("2026-03-15T12:00:00Z"));
+    const stopping = createMeter(database, clock, { reservationTtlMs: 60_000 });
+    const keyId = await newKey();
+    const held = await stopping.admit({ keyId, quota: 1, charge: false, reserve: true });
+    expect(held).toMatchObject({ ok: true });
+    await stopping.close();
+    const next = createMeter(database, clock, { reservationTtlMs: 60_000 });
+    expect(await next.admit({ keyId, quota: 1, charge: true, reserve: false })).toMatchObject({
+      ok: true,
+      used: 1,
+    });
+    if (!held.ok || !held.reservation) throw new Error("expected a reservation");
+    // A settlement arriving after the release bills nothing.
+    expect(await next.settle(held.reservation, true)).toMatchObject({ billed: false });
+    expect(await next.usage(keyId, clock.now())).toEqual({ used: 1, requests: 2 });
+  });
+
   test("reservations hold units until settled; released units are never billed", async () => {
     const clock = manualClock(Date.parse("2026-03-15T12:00:00Z"));
     const meter = createMeter(database, clock, { reservationTtlMs: 60_000 });

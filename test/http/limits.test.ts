@@ -56,17 +56,27 @@ describe("per-minute limit", () => {
 describe("monthly quota and billing", () => {
   test("billing per kind of request, with the usage block and quota headers after each", async () => {
     const { secret } = await harness.createKey("pro");
-    const cases: [unknown, number, boolean][] = [
+    const cases: [Record<string, unknown>, number, boolean][] = [
       [VALID, 200, true],
       [{ iban: "DE89370400440532013001" }, 200, true],
       [{ iban: "DE8937040044053201300" }, 400, false],
       [{ iban: "XX00" }, 400, false],
       [{ iban: "DE89370400440532013000", vat: "DE12345" }, 200, true],
       [{ vat: "DE12345" }, 400, false],
+      // VIES answers (fresh) beside a valid IBAN: two fresh results, one unit.
+      [{ vat: "NL854265259B01", iban: "DE89370400440532013000" }, 200, true],
+      // The same number again is a cache hit: the IBAN alone is billed, once.
+      [{ vat: "NL854265259B01", iban: "GB29NWBK60161331926819" }, 200, true],
+      [{ vat: "NL854265259B01" }, 200, false],
+      // A fresh VAT answer alone: one unit; VIES down beside a valid IBAN: the IBAN's unit.
+      [{ vat: "IE6388047V" }, 200, true],
+      [{ vat: "LU20260743", iban: "DE89370400440532013000", down: true }, 200, true],
     ];
     let used = 0;
-    for (const [body, status, billable] of cases) {
+    for (const [{ down, ...body }, status, billable] of cases) {
+      if (down) harness.vies.setBehaviour("LU", { kind: "fault", fault: "MS_UNAVAILABLE" });
       const response = await harness.validate<ValidateResponse>(secret, body);
+      if (down) harness.vies.clearBehaviour("LU");
       expect(response.status).toBe(status);
       if (billable) used += 1;
       if (status === 200) {
