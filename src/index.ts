@@ -17,6 +17,17 @@ try {
 
 const log = createLogger(config.LOG_LEVEL);
 if (config.DATABASE_URL) guardAgainstDriverSocketBug(log);
+
+// Until the service listens there is nothing to drain: a signal (an orchestrator giving up on
+// a start that waits for Postgres, say) ends it at once. `shutdown` takes over once it listens.
+let running: ((signal: string) => Promise<void>) | null = null;
+const onSignal = (signal: string) => {
+  if (running) return void running(signal);
+  log.info("stopped_during_startup", { signal });
+  process.exit(0);
+};
+process.on("SIGTERM", () => onSignal("SIGTERM"));
+process.on("SIGINT", () => onSignal("SIGINT"));
 let services: ReturnType<typeof createServices>;
 try {
   const storage = await openStorage(config, log, "server", config.STARTUP_TIMEOUT_MS);
@@ -57,9 +68,9 @@ log.info("listening", {
 
 /**
  * Stops accepting connections, lets in-flight requests finish (each settles its own billing
- * reservation) for up to SHUTDOWN_TIMEOUT_MS, waits for the meter's last commits, closes the
- * database and the store, and exits 0. A request still running at the bound is cut off: its
- * reservation, never settled, lapses unbilled.
+ * reservation) for up to SHUTDOWN_TIMEOUT_MS, waits for the meter's last commits, releases
+ * unbilled the reservations of requests cut off at the bound, closes the database and the
+ * store, and exits 0.
  */
 let stopping = false;
 async function shutdown(signal: string): Promise<void> {
@@ -84,5 +95,4 @@ async function shutdown(signal: string): Promise<void> {
   log.info("stopped", { signal });
   process.exit(0);
 }
-process.on("SIGTERM", () => void shutdown("SIGTERM"));
-process.on("SIGINT", () => void shutdown("SIGINT"));
+running = shutdown;

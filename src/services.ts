@@ -3,7 +3,13 @@ import { Authenticator } from "./accounts/authenticator.ts";
 import { KeyStore } from "./accounts/key-store.ts";
 import { createMeter } from "./accounts/meter.ts";
 import { planCatalogue } from "./accounts/plans.ts";
-import { counterWithFallback, databaseCounter, RateLimiter, storeCounter } from "./accounts/rate-limit.ts";
+import {
+  counterWithFallback,
+  countingFailures,
+  databaseCounter,
+  RateLimiter,
+  storeCounter,
+} from "./accounts/rate-limit.ts";
 import type { AppDeps } from "./app.ts";
 import type { Clock } from "./clock.ts";
 import type { Config } from "./config.ts";
@@ -65,7 +71,9 @@ export function createServices(
           metrics.storeErrors.inc({ store: "cache", operation: "rate_limit" }),
         )
       : config.DATABASE_URL
-        ? databaseCounter(database)
+        ? countingFailures(databaseCounter(database), () =>
+            metrics.storeErrors.inc({ store: "database", operation: "rate_limit" }),
+          )
         : inProcessCounter();
   const meter = createMeter(database, clock, {
     // A reservation must outlive the longest request that may settle it.

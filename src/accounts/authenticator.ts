@@ -145,10 +145,13 @@ export class Authenticator {
   private refresh(cacheKey: string, load: (cacheKey: string) => Promise<KeyRecord | null>): Promise<void> {
     let flight = this.inflight.get(cacheKey);
     if (!flight) {
+      // Stamped with when the lookup started: the answer is no newer than that, so the bound
+      // on trusting it (and on a revocation's delay) holds from there.
+      const fetchedAt = this.options.clock.now();
       flight = load(cacheKey)
         .then((record) => {
           this.cache.delete(cacheKey);
-          this.cache.set(cacheKey, { record, fetchedAt: this.options.clock.now() });
+          this.cache.set(cacheKey, { record, fetchedAt });
           const oldest =
             this.cache.size > (this.options.maxCachedKeys ?? 100_000) ? this.cache.keys().next() : null;
           if (oldest && !oldest.done) this.cache.delete(oldest.value);
@@ -161,8 +164,9 @@ export class Authenticator {
 }
 
 function credentialOf(headers: Headers): string | null {
-  const apiKey = headers.get("x-api-key");
-  if (apiKey !== null) return apiKey.trim();
+  // An empty X-API-Key (a client template left blank) does not hide a Bearer token.
+  const apiKey = headers.get("x-api-key")?.trim();
+  if (apiKey) return apiKey;
   const authorization = headers.get("authorization");
   if (authorization === null) return null;
   const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);

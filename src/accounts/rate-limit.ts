@@ -77,6 +77,18 @@ export function counterWithFallback(
   };
 }
 
+/** `counter`, telling `onFailure` of each failure (which it passes on). */
+export function countingFailures(counter: WindowCounter, onFailure: () => void): WindowCounter {
+  return async (keyId, windowStartMs) => {
+    try {
+      return await counter(keyId, windowStartMs);
+    } catch (error) {
+      onFailure();
+      throw error;
+    }
+  };
+}
+
 /**
  * Windows in Postgres, for several instances sharing a database without Redis. Increments
  * are group-committed, one statement per batch.

@@ -22,13 +22,15 @@ export function authentication(deps: { authenticator: Authenticator; rateLimiter
     .onRequest(async ({ request, set }) => {
       // Elysia answers HEAD with the GET route, so HEAD is guarded like GET.
       const method = request.method === "HEAD" ? "GET" : request.method;
-      const route = `${method} ${pathOf(request.url)}`;
-      if (!PROTECTED.has(route)) return;
-      // The gateway bills from this header, so every answer to a call that presents the gateway
-      // secret carries it — refusals included; the validate route raises it to 1 when billable.
-      if (route === "POST /validate" && request.headers.has("x-gateway-proxy-secret")) {
+      const path = pathOf(request.url);
+      // The gateway bills from this header, so every answer to a call of /validate that presents
+      // the gateway secret carries it — refusals and wrong methods included; the validate route
+      // raises it to 1 when billable.
+      if (path === "/validate" && request.headers.has("x-gateway-proxy-secret")) {
         set.headers["x-gateway-billing"] = "Validations=0";
       }
+      const route = `${method} ${path}`;
+      if (!PROTECTED.has(route)) return;
       const account = await deps.authenticator.authenticate(request.headers);
       noteRequest(request, { keyId: account.keyId, plan: account.plan.id });
       const rate = await deps.rateLimiter.hit(account.keyId, account.ratePerMinute).catch(() => {

@@ -1,4 +1,5 @@
 import { Elysia } from "elysia";
+import { ibanIsBillable } from "../accounts/billing.ts";
 import type { ErrorCode } from "../errors.ts";
 import { pathOf } from "../http/path.ts";
 import type { IbanResult } from "../iban/schema.ts";
@@ -37,6 +38,11 @@ function vatOutcome(vat: VatResult): string {
   if (vat.source === "syntax") return "syntax";
   if (vat.valid !== null && vat.error === null) return "fresh";
   return "error";
+}
+
+/** `checked` when the checksum ran (valid or not, billable), `rejected` when the input never got that far. */
+function ibanOutcome(iban: IbanResult): string {
+  return ibanIsBillable(iban) ? "checked" : "rejected";
 }
 
 /**
@@ -89,6 +95,8 @@ export function requestLogging(options: { log: Logger; metrics: Metrics; knownPa
         iban: note.iban && {
           iban: note.iban.iban === null ? undefined : maskIban(note.iban.iban),
           country: note.iban.country_code,
+          outcome: ibanOutcome(note.iban),
+          source: note.iban.source,
           valid: note.iban.valid,
           error: note.iban.error?.code,
         },

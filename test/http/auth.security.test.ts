@@ -24,6 +24,11 @@ describe("direct keys", () => {
       headers: { authorization: `Bearer ${key.secret}` },
     });
     expect(bearer.status).toBe(200);
+    const blankApiKey = await harness.request("POST", "/validate", {
+      body: IBAN,
+      headers: { "x-api-key": " ", authorization: `Bearer ${key.secret}` },
+    });
+    expect(blankApiKey.status).toBe(200);
   });
 
   test.each([
@@ -97,6 +102,11 @@ describe("the marketplace gateway", () => {
     });
     expect(response.status).toBe(400);
     expect(response.headers.get("x-gateway-billing")).toBe("Validations=0");
+    const wrongMethod = await harness.request("GET", "/validate", {
+      headers: gateway({ "x-gateway-user": `subscriber-1-${run}` }),
+    });
+    expect(wrongMethod.status).toBe(405);
+    expect(wrongMethod.headers.get("x-gateway-billing")).toBe("Validations=0");
   });
 
   test("without X-Gateway-User the forwarded X-Gateway-Key identifies the subscriber", async () => {

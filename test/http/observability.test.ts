@@ -57,7 +57,7 @@ describe("the request log", () => {
       key_id: key.keyId,
       plan: "pro",
       billable: true,
-      iban: { iban: "DE89…3000", country: "DE", valid: true },
+      iban: { iban: "DE89…3000", country: "DE", outcome: "checked", source: "offline", valid: true },
       vat: { country: "NL", outcome: "fresh", source: "vies", valid: true },
     });
     expect(typeof lines[0]?.duration_ms).toBe("number");
