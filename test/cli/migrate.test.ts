@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { sql } from "drizzle-orm";
 import postgres from "postgres";
 import { openPglite } from "../../src/db.ts";
-import { type Exit, ROOT, sandbox, serviceEnv } from "../support/service.ts";
+import { BUN, type Exit, ROOT, sandbox, serviceEnv } from "../support/service.ts";
 
 // Real processes, and a first start of embedded Postgres, take longer than bun's 5 s default.
 setDefaultTimeout(30_000);
@@ -83,6 +83,27 @@ describe.if(Boolean(process.env.DATABASE_URL))("npm run db:migrate on Postgres",
       expect(plans.map((plan) => plan.id)).toEqual(["basic", "free", "pro", "rapidapi"]);
     } finally {
       await fresh.end();
+    }
+  });
+
+  test("three instances migrating one empty database at once: each succeeds, each migration runs once", async () => {
+    const concurrent = `${name}_concurrent`;
+    await admin.unsafe(`CREATE DATABASE ${concurrent}`);
+    try {
+      const target = new URL(url.href);
+      target.pathname = `/${concurrent}`;
+      const env = serviceEnv({ DATABASE_URL: target.href, DATA_DIR: box.tempDir() });
+      const exits = await Promise.all([0, 1, 2].map(() => box.run([BUN, "src/cli/migrate.ts"], env)));
+      expect(exits.map((exit) => exit.code)).toEqual([0, 0, 0]);
+      const fresh = postgres(target.href, { max: 1, onnotice: () => {} });
+      try {
+        const [applied] = await fresh`SELECT count(*)::int AS count FROM drizzle.__drizzle_migrations`;
+        expect(applied?.count).toBe(MIGRATIONS);
+      } finally {
+        await fresh.end();
+      }
+    } finally {
+      await admin.unsafe(`DROP DATABASE IF EXISTS ${concurrent} WITH (FORCE)`);
     }
   });
 });
