@@ -1,5 +1,6 @@
 import { sql } from "drizzle-orm";
 import {
+  bigint,
   bigserial,
   check,
   date,
@@ -120,17 +121,12 @@ export const rateWindows = pgTable(
 );
 
 /**
- * Usage recorded by a server that owns its database alone (embedded PGlite), one row per
- * committed batch: entry i says that key `key_ids[i]` made `requests[i]` validate requests
- * and was billed `units[i]` units in the month `months[i]`. Appending one row per batch keeps
- * a durable record of every request cheap where each statement runs on the server's own
- * thread; rows are folded into `usage_months` every second while usage is recorded. The usage of a
- * key and month is its `usage_months` row plus its entries here.
+ * How far the embedded server's usage log (`src/accounts/usage-log.ts`) has been folded into
+ * `usage_months`: every segment numbered up to `folded_through` is in there. One row. Raised
+ * in the same transaction that adds a segment's sums, so a segment is never added twice,
+ * whatever a crash leaves behind.
  */
-export const usageJournal = pgTable("usage_journal", {
-  id: bigserial("id", { mode: "number" }).primaryKey(),
-  keyIds: text("key_ids").array().notNull(),
-  months: date("months", { mode: "string" }).array().notNull(),
-  requests: integer("requests").array().notNull(),
-  units: integer("units").array().notNull(),
+export const usageLogState = pgTable("usage_log_state", {
+  id: integer("id").primaryKey(),
+  foldedThrough: bigint("folded_through", { mode: "number" }).notNull(),
 });

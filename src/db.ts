@@ -18,6 +18,8 @@ export type Db = PgDatabase<PgQueryResultHKT, Schema>;
 export interface Database {
   readonly kind: "pglite" | "postgres";
   readonly db: Db;
+  /** Where embedded PGlite keeps its files; null for Postgres and for an in-memory PGlite. */
+  readonly dataDir: string | null;
   /** Runs raw SQL and returns its rows, whichever driver is underneath. */
   rows<T>(query: SQL): Promise<T[]>;
   /**
@@ -71,6 +73,7 @@ export function connectPostgres(
   return {
     kind: "postgres",
     db,
+    dataDir: null,
     ...rawAccess(db),
     prepared: async <T>(text: string, params: unknown[]) =>
       (await client.unsafe(text, params as never[], { prepare: true })) as unknown as T[],
@@ -107,6 +110,7 @@ export async function openPglite(dataDir: string | null): Promise<Database> {
   return {
     kind: "pglite",
     db,
+    dataDir,
     ...rawAccess(db),
     prepared: async <T>(text: string, params: unknown[]) => (await client.query<T>(text, params)).rows,
     migrate: () => migratePglite(drizzlePglite(client), { migrationsFolder: MIGRATIONS_FOLDER }),

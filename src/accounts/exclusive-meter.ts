@@ -1,3 +1,4 @@
+import { sql } from "drizzle-orm";
 import { Batcher } from "../batch.ts";
 import type { Clock } from "../clock.ts";
 import type { Database } from "../db.ts";
@@ -12,35 +13,42 @@ import type {
   Settlement,
 } from "./meter.ts";
 import { periodAt } from "./period.ts";
+import { type UsageEntry, UsageLog } from "./usage-log.ts";
 
 /** A key's month as this process holds it: the truth, since no other process writes it. */
 type Counts = { used: number; reserved: number; requests: number };
 
-/** Usage to record: requests counted and units billed for a key in a month. */
-type Entry = { keyId: string; month: string; requests: number; units: number };
-
 type Lease = { reservation: Reservation; expiresMs: number };
 
-/** How often the journal is folded into `usage_months`, and expired leases looked for. */
-const FOLD_EVERY_MS = 1_000;
+/**
+ * How often the usage log is folded into `usage_months`, and expired leases looked for. A fold
+ * runs on the server's thread for a few milliseconds per thousand keys: rarely enough that
+ * few requests wait behind it, often enough that segments stay small.
+ */
+const FOLD_EVERY_MS = 5_000;
 const SWEEP_EVERY_MS = 10_000;
 
 /**
  * The meter on a database only this process can open (embedded PGlite, whose data directory
  * is locked to its server). With no other writer, the counts this process holds are exact:
  * quota decisions are taken in memory, each in one synchronous step, and the outcome of every
- * request is recorded before its promise resolves — the requests of one batch as one row
- * appended to `usage_journal`, a single cheap statement where row-by-row updates would stall
- * the server's thread. Reservations live in memory only: a crash loses them, unbilled, which is
- * what a lease running out would do. The journal is folded into `usage_months` every
- * second; reads of a key's usage add up both, so nothing depends on when the fold runs.
+ * request is recorded before its promise resolves — the requests of one batch as one line
+ * appended to the usage log (`usage-log.ts`), where a statement per batch would stall the
+ * server's thread, on which PGlite runs. Reservations live in memory only: a crash loses them,
+ * unbilled, which is what a lease running out would do. Closed log segments are folded into
+ * `usage_months` every few seconds, and at start whatever a crash left, before any count is
+ * read: the usage of a key is its `usage_months` row once the log is folded.
  */
 export class ExclusiveMeter implements Meter {
   /** Per `key|month`; a promise so that the first uses of a key share one load. */
   private readonly counts = new Map<string, Promise<Counts>>();
   private readonly leases = new Map<number, Lease>();
   private readonly loads: Batcher<{ keyId: string; month: string }, MeterUsage>;
-  private readonly journal: Batcher<Entry, null>;
+  private readonly records: Batcher<UsageEntry, null>;
+  /** Per log segment not folded yet, its entries summed per `key|month`: what its fold adds. */
+  private readonly unfolded = new Map<number, Map<string, UsageEntry>>();
+  private recovered: Promise<void> | null = null;
+  private folding: Promise<void> | null = null;
   private nextReservation = 1;
   private lastFoldMs = 0;
   private lastSweepMs = 0;
@@ -49,16 +57,19 @@ export class ExclusiveMeter implements Meter {
     private readonly database: Database,
     private readonly clock: Clock,
     private readonly options: MeterOptions,
+    private readonly log: UsageLog = UsageLog.of(database.dataDir),
   ) {
     this.loads = new Batcher((items) => this.load(items));
-    this.journal = new Batcher((entries) => this.record(entries));
+    this.records = new Batcher((entries) => this.record(entries));
+    // The start folds what an earlier process left; the next fold is due a period later.
+    this.lastFoldMs = clock.now();
   }
 
   async admit(request: MeterRequest): Promise<MeterAdmission> {
     const { keyId } = request;
     const { month, resetMs } = periodAt(this.clock.now());
     const counts = await this.countsOf(keyId, month);
-    // From here to the journal submit nothing awaits: the decision and its effect are one step.
+    // From here to the record submit nothing awaits: the decision and its effect are one step.
     const room = hasRoom(counts, request.quota);
     let admission: MeterAdmission;
     let units = 0;
@@ -79,7 +90,7 @@ export class ExclusiveMeter implements Meter {
     }
     counts.requests += 1;
     try {
-      await this.journal.submit({ keyId, month, requests: 1, units });
+      await this.records.submit({ keyId, month, requests: 1, units });
     } catch (error) {
       // Not recorded, so not done: the request is neither counted nor billed, nor holds a unit.
       counts.requests -= 1;
@@ -98,7 +109,7 @@ export class ExclusiveMeter implements Meter {
     counts.used += 1;
     const used = counts.used;
     try {
-      await this.journal.submit({
+      await this.records.submit({
         keyId: reservation.keyId,
         month: reservation.month,
         requests: 0,
@@ -131,19 +142,79 @@ export class ExclusiveMeter implements Meter {
   }
 
   async idle(): Promise<void> {
-    await Promise.all([this.loads.idle(), this.journal.idle()]);
+    await Promise.all([this.loads.idle(), this.records.idle()]);
   }
 
-  /** Reservations held in memory vanish with the process; the journal is folded once more. */
+  /** Reservations held in memory vanish with the process; the log is folded once more. */
   async close(): Promise<void> {
     await this.idle();
-    // Only tidying: usage is read from both tables, so a journal left unfolded loses nothing.
+    // Only tidying: the next start folds what is left.
     await this.fold().catch(() => {});
+    this.log.close();
   }
 
-  /** Moves the journal into `usage_months` in one statement: the sum of both never changes. */
-  async fold(): Promise<void> {
-    await this.database.prepared(FOLD_SQL, []);
+  /** Closes the log segment being written and folds every closed one into `usage_months`. */
+  fold(): Promise<void> {
+    if (!this.folding) {
+      this.folding = this.recover()
+        .then(() => {
+          this.log.closeSegment();
+          return this.foldSegments();
+        })
+        .finally(() => {
+          this.folding = null;
+        });
+    }
+    return this.folding;
+  }
+
+  /**
+   * Folds what an earlier process left in the log, once, before any count is read; then new
+   * segments are numbered after the folded ones. A failure is retried by the next caller.
+   */
+  private recover(): Promise<void> {
+    if (!this.recovered) {
+      this.recovered = (async () => {
+        await this.foldSegments();
+        const [state] = await this.database.rows<{ folded_through: string | number }>(
+          sql`SELECT folded_through FROM usage_log_state WHERE id = 1`,
+        );
+        this.log.startAt(Number(state?.folded_through ?? 0) + 1);
+      })();
+      this.recovered.catch(() => {
+        this.recovered = null;
+      });
+    }
+    return this.recovered;
+  }
+
+  /**
+   * Adds each closed segment's sums to `usage_months`, oldest first, in one transaction that
+   * also raises `folded_through` — unless the segment is folded already (a crash between that
+   * commit and the file's removal) — then removes the file.
+   */
+  private async foldSegments(): Promise<void> {
+    for (const segment of this.log.closedSegments()) {
+      const sums = this.unfolded.get(segment) ?? sumEntries(this.log.read(segment));
+      await this.database.transaction(async (rows) => {
+        const claimed = await rows(sql`
+          INSERT INTO usage_log_state (id, folded_through) VALUES (1, ${segment})
+          ON CONFLICT (id) DO UPDATE SET folded_through = EXCLUDED.folded_through
+          WHERE usage_log_state.folded_through < EXCLUDED.folded_through
+          RETURNING id`);
+        if (claimed.length === 0 || sums.size === 0) return;
+        await rows(sql`
+          INSERT INTO usage_months (key_id, month, requests, used)
+          SELECT d."keyId", d.month::date, d.requests, d.units
+          FROM jsonb_to_recordset(${JSON.stringify([...sums.values()])}::jsonb)
+            AS d("keyId" text, month text, requests int, units int)
+          ON CONFLICT (key_id, month) DO UPDATE SET
+            requests = usage_months.requests + EXCLUDED.requests,
+            used = usage_months.used + EXCLUDED.used`);
+      });
+      this.log.remove(segment);
+      this.unfolded.delete(segment);
+    }
   }
 
   /** Ends a lease and gives its unit back; false when it had ended already. */
@@ -167,8 +238,9 @@ export class ExclusiveMeter implements Meter {
     return counts;
   }
 
-  /** The recorded usage of many keys and months: `usage_months` plus the unfolded journal. */
+  /** The recorded usage of many keys and months, once the log of an earlier process is folded. */
   private async load(items: { keyId: string; month: string }[]): Promise<MeterUsage[]> {
+    await this.recover();
     const rows = await this.database.prepared<{
       key_id: string;
       month: string;
@@ -182,31 +254,18 @@ export class ExclusiveMeter implements Meter {
     });
   }
 
-  /** One journal row for a batch, its entries summed per key and month. */
-  private async record(entries: Entry[]): Promise<null[]> {
-    const sums = new Map<string, Entry>();
-    for (const entry of entries) {
-      const id = `${entry.keyId}|${entry.month}`;
-      const sum = sums.get(id);
-      if (sum) {
-        sum.requests += entry.requests;
-        sum.units += entry.units;
-      } else {
-        sums.set(id, { ...entry });
-      }
-    }
-    const rows = [...sums.values()];
-    await this.database.prepared(JOURNAL_SQL, [
-      rows.map((row) => row.keyId),
-      rows.map((row) => row.month),
-      rows.map((row) => row.requests),
-      rows.map((row) => row.units),
-    ]);
+  /** One log line for a batch, its entries summed per key and month. */
+  private async record(entries: UsageEntry[]): Promise<null[]> {
+    const sums = sumEntries(entries);
+    const segment = this.log.append([...sums.values()]);
+    const pending = this.unfolded.get(segment) ?? new Map<string, UsageEntry>();
+    addEntries(pending, sums.values());
+    this.unfolded.set(segment, pending);
     this.upkeepWhenDue();
     return entries.map(() => null);
   }
 
-  /** Folds the journal and sweeps leases when they are due; a failure is retried next time. */
+  /** Folds the log and sweeps leases when they are due; a failure is retried next time. */
   private upkeepWhenDue(): void {
     const nowMs = this.clock.now();
     if (nowMs - this.lastFoldMs >= FOLD_EVERY_MS) {
@@ -222,30 +281,27 @@ export class ExclusiveMeter implements Meter {
   }
 }
 
-const JOURNAL_SQL = `
-  INSERT INTO usage_journal (key_ids, months, requests, units)
-  VALUES ($1::text[], $2::date[], $3::int[], $4::int[])`;
+/** Entries summed per key and month. */
+function sumEntries(entries: Iterable<UsageEntry>): Map<string, UsageEntry> {
+  return addEntries(new Map(), entries);
+}
 
-/** The entries of journal rows `source`, summed to one row per key and month. */
-const entrySums = (source: string) => `
-  SELECT e.key_id, e.month, sum(e.requests)::int AS requests, sum(e.units)::int AS units
-  FROM ${source} j, unnest(j.key_ids, j.months, j.requests, j.units) AS e(key_id, month, requests, units)
-  GROUP BY e.key_id, e.month`;
+function addEntries(sums: Map<string, UsageEntry>, entries: Iterable<UsageEntry>): Map<string, UsageEntry> {
+  for (const entry of entries) {
+    const id = `${entry.keyId}|${entry.month}`;
+    const sum = sums.get(id);
+    if (sum) {
+      sum.requests += entry.requests;
+      sum.units += entry.units;
+    } else {
+      sums.set(id, { ...entry });
+    }
+  }
+  return sums;
+}
 
 const LOAD_SQL = `
   SELECT d.key_id, to_char(d.month, 'YYYY-MM-DD') AS month,
-    coalesce(u.used, 0) + coalesce(j.units, 0) AS used,
-    coalesce(u.requests, 0) + coalesce(j.requests, 0) AS requests
+    coalesce(u.used, 0) AS used, coalesce(u.requests, 0) AS requests
   FROM unnest($1::text[], $2::date[]) AS d(key_id, month)
-  LEFT JOIN usage_months u ON u.key_id = d.key_id AND u.month = d.month
-  LEFT JOIN (${entrySums("usage_journal")}) j ON j.key_id = d.key_id AND j.month = d.month`;
-
-const FOLD_SQL = `
-  WITH gone AS (
-    DELETE FROM usage_journal RETURNING key_ids, months, requests, units
-  ), sums AS (${entrySums("gone")})
-  INSERT INTO usage_months (key_id, month, requests, used)
-  SELECT key_id, month, requests, units FROM sums
-  ON CONFLICT (key_id, month) DO UPDATE SET
-    requests = usage_months.requests + EXCLUDED.requests,
-    used = usage_months.used + EXCLUDED.used`;
+  LEFT JOIN usage_months u ON u.key_id = d.key_id AND u.month = d.month`;

@@ -1,19 +1,37 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { appendFileSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { sql } from "drizzle-orm";
 import { ExclusiveMeter } from "../../src/accounts/exclusive-meter.ts";
 import { KeyStore } from "../../src/accounts/key-store.ts";
 import { planCatalogue } from "../../src/accounts/plans.ts";
+import { UsageLog } from "../../src/accounts/usage-log.ts";
 import { type Database, openPglite } from "../../src/db.ts";
 import { manualClock } from "../support/manual-clock.ts";
 
 /**
- * What only the embedded meter does — its counts in memory, its journal, its leases in memory —
- * on an embedded database of its own, in both CI runs. The behaviour it shares with the meter
+ * What only the embedded meter does — its counts in memory, its usage log, its leases in memory —
+ * on an embedded database of its own, in both CI runs. Each test's meters share a data
+ * directory for the log, as the successive processes of one server would. The behaviour it shares with the meter
  * on Postgres is in meter.test.ts.
  */
 let database: Database;
 let keys: KeyStore;
 const options = { reservationTtlMs: 60_000 };
+const dataDirs: string[] = [];
+
+function newDataDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), "exclusive-meter-"));
+  dataDirs.push(dir);
+  return dir;
+}
+
+/** A meter as a server on `dataDir` would have it. */
+const meterOn = (dataDir: string, clock: ReturnType<typeof manualClock>) =>
+  new ExclusiveMeter(database, clock, options, UsageLog.of(dataDir));
+
+const segments = (dataDir: string) => readdirSync(join(dataDir, "usage-log"));
 
 beforeAll(async () => {
   database = await openPglite(null);
@@ -21,7 +39,10 @@ beforeAll(async () => {
   keys = new KeyStore(database);
   await keys.syncPlans(planCatalogue(600));
 });
-afterAll(() => database.close());
+afterAll(async () => {
+  await database.close();
+  for (const dir of dataDirs) rmSync(dir, { recursive: true, force: true });
+});
 
 async function newKey(): Promise<string> {
   const { record } = await keys.create({
@@ -33,8 +54,6 @@ async function newKey(): Promise<string> {
   return record.id;
 }
 
-const journalRows = async () =>
-  (await database.rows<{ n: number }>(sql`SELECT count(*)::int AS n FROM usage_journal`))[0]?.n;
 const usageRow = async (keyId: string) =>
   (
     await database.rows<{ used: number; requests: number }>(
@@ -46,7 +65,8 @@ describe("the embedded meter", () => {
   test("what it answered is recorded: a restarted meter finds the same usage, before any fold", async () => {
     const clock = manualClock(Date.parse("2026-03-15T12:00:00Z"));
     const keyId = await newKey();
-    const before = new ExclusiveMeter(database, clock, options);
+    const dataDir = newDataDir();
+    const before = meterOn(dataDir, clock);
     await Promise.all(
       Array.from({ length: 30 }, (_, i) =>
         before.admit({ keyId, quota: 20, charge: i % 3 !== 0, reserve: false }),
@@ -54,7 +74,9 @@ describe("the embedded meter", () => {
     );
     const counted = await before.usage(keyId, clock.now());
     expect(counted).toEqual({ used: 20, requests: 30 });
-    const after = new ExclusiveMeter(database, clock, options);
+    expect(await usageRow(keyId)).toBeUndefined();
+    // The first process ends as by kill -9: nothing folded, its segment still open.
+    const after = meterOn(dataDir, clock);
     expect(await after.usage(keyId, clock.now())).toEqual(counted);
     expect(await after.admit({ keyId, quota: 20, charge: true, reserve: false })).toMatchObject({
       ok: false,
@@ -65,10 +87,11 @@ describe("the embedded meter", () => {
   test("a reservation does not outlive its process: after a restart its unit is free and it is never billed", async () => {
     const clock = manualClock(Date.parse("2026-03-15T12:00:00Z"));
     const keyId = await newKey();
-    const crashed = new ExclusiveMeter(database, clock, options);
+    const dataDir = newDataDir();
+    const crashed = meterOn(dataDir, clock);
     const held = await crashed.admit({ keyId, quota: 1, charge: false, reserve: true });
     expect(held).toMatchObject({ ok: true });
-    const restarted = new ExclusiveMeter(database, clock, options);
+    const restarted = meterOn(dataDir, clock);
     expect(await restarted.admit({ keyId, quota: 1, charge: true, reserve: false })).toMatchObject({
       ok: true,
       used: 1,
@@ -76,26 +99,62 @@ describe("the embedded meter", () => {
     expect(await restarted.usage(keyId, clock.now())).toEqual({ used: 1, requests: 2 });
   });
 
-  test("folding moves the journal into usage_months without changing any total", async () => {
+  test("folding moves the log into usage_months without changing any total", async () => {
     const clock = manualClock(Date.parse("2026-03-15T12:00:00Z"));
     const keyId = await newKey();
-    const meter = new ExclusiveMeter(database, clock, options);
+    const dataDir = newDataDir();
+    const meter = meterOn(dataDir, clock);
     for (let i = 0; i < 5; i++) await meter.admit({ keyId, quota: null, charge: true, reserve: false });
     await meter.fold();
-    expect(await journalRows()).toBe(0);
+    expect(segments(dataDir)).toEqual([]);
     expect(await usageRow(keyId)).toEqual({ used: 5, requests: 5 });
     await meter.admit({ keyId, quota: null, charge: false, reserve: false });
-    expect(await new ExclusiveMeter(database, clock, options).usage(keyId, clock.now())).toEqual({
-      used: 5,
-      requests: 6,
-    });
     await meter.fold();
     expect(await usageRow(keyId)).toEqual({ used: 5, requests: 6 });
+    await meter.admit({ keyId, quota: null, charge: true, reserve: false });
+    await meter.close();
+    expect(segments(dataDir)).toEqual([]);
+    expect(await usageRow(keyId)).toEqual({ used: 6, requests: 7 });
+  });
+
+  test("a segment is folded once, even when a crash left its file behind after the fold", async () => {
+    const clock = manualClock(Date.parse("2026-03-15T12:00:00Z"));
+    const keyId = await newKey();
+    const dataDir = newDataDir();
+    const meter = meterOn(dataDir, clock);
+    for (let i = 0; i < 3; i++) await meter.admit({ keyId, quota: null, charge: true, reserve: false });
+    const [segment] = segments(dataDir);
+    if (!segment) throw new Error("no segment written");
+    const copy = Bun.file(join(dataDir, "usage-log", segment));
+    const content = await copy.text();
+    await meter.fold();
+    // The file reappears as if the process had died between the fold's commit and the unlink.
+    await Bun.write(join(dataDir, "usage-log", segment), content);
+    const restarted = meterOn(dataDir, clock);
+    expect(await restarted.usage(keyId, clock.now())).toEqual({ used: 3, requests: 3 });
+    expect(segments(dataDir)).toEqual([]);
+    // New segments are numbered after the folded ones, so none of them is taken as folded.
+    await restarted.admit({ keyId, quota: null, charge: true, reserve: false });
+    expect(String(segments(dataDir)[0]) > segment).toBe(true);
+    await meterOn(dataDir, clock).usage(keyId, clock.now());
+    expect(await usageRow(keyId)).toEqual({ used: 4, requests: 4 });
+  });
+
+  test("a line torn by a crash during its write is skipped: its batch was never answered", async () => {
+    const clock = manualClock(Date.parse("2026-03-15T12:00:00Z"));
+    const keyId = await newKey();
+    const dataDir = newDataDir();
+    const meter = meterOn(dataDir, clock);
+    await meter.admit({ keyId, quota: null, charge: true, reserve: false });
+    const [segment] = segments(dataDir);
+    if (!segment) throw new Error("no segment written");
+    appendFileSync(join(dataDir, "usage-log", segment), `[["${keyId}","2026-03-01",1,`);
+    expect(await meterOn(dataDir, clock).usage(keyId, clock.now())).toEqual({ used: 1, requests: 1 });
   });
 
   test("a failed record undoes the decision: not counted, not billed, no unit held", async () => {
     const clock = manualClock(Date.parse("2026-03-15T12:00:00Z"));
-    // A database of its own, since the journal is broken on purpose.
+    // A database of its own, since its log is broken on purpose.
     const own = await openPglite(null);
     await own.migrate();
     const ownKeys = new KeyStore(own);
@@ -106,20 +165,28 @@ describe("the embedded meter", () => {
       monthlyQuota: null,
       ratePerMinute: null,
     });
-    const meter = new ExclusiveMeter(own, clock, options);
+    const dataDir = newDataDir();
+    const log = UsageLog.of(dataDir);
+    const meter = new ExclusiveMeter(own, clock, options, log);
     expect(await meter.admit({ keyId: record.id, quota: 1, charge: true, reserve: false })).toMatchObject({
       ok: true,
     });
-    // The journal refuses writes from here on, as a full disk would.
-    await own.rows(sql`ALTER TABLE usage_journal ADD CONSTRAINT refuse CHECK (false) NOT VALID`);
+    // The log refuses writes from here on, as a full disk would.
+    const append = log.append.bind(log);
+    log.append = () => {
+      throw new Error("ENOSPC: no space left on device");
+    };
     await expect(meter.admit({ keyId: record.id, quota: 2, charge: true, reserve: false })).rejects.toThrow();
     await expect(meter.admit({ keyId: record.id, quota: 2, charge: false, reserve: true })).rejects.toThrow();
     expect(await meter.usage(record.id, clock.now())).toEqual({ used: 1, requests: 1 });
-    await own.rows(sql`ALTER TABLE usage_journal DROP CONSTRAINT refuse`);
+    log.append = append;
     expect(await meter.admit({ keyId: record.id, quota: 2, charge: true, reserve: false })).toMatchObject({
       ok: true,
       used: 2,
     });
+    await meter.close();
+    const restarted = new ExclusiveMeter(own, clock, options, UsageLog.of(dataDir));
+    expect(await restarted.usage(record.id, clock.now())).toEqual({ used: 2, requests: 2 });
     await own.close();
   });
 });

@@ -18,7 +18,7 @@ const KILLS = 3;
 /**
  * kill -9 of the embedded service (PGlite in its data directory, the default deployment)
  * under sustained load, then a restart on the same directory, three times. Its meter decides
- * in memory and appends each batch to the usage journal before answering, so after the
+ * in memory and appends each batch to its usage log before answering, so after the
  * restarts the usage of the keys holds every answer a client received as billable, and at
  * most one unit more per request that was in flight at a kill. Needs no servers of its own,
  * so it runs in both CI runs.

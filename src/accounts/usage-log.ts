@@ -1,0 +1,122 @@
+import {
+  closeSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  unlinkSync,
+  writeSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+/** Requests counted and units billed for a key in a month (`YYYY-MM-01`). */
+export type UsageEntry = { keyId: string; month: string; requests: number; units: number };
+
+const SEGMENT = /^(\d{12})\.log$/;
+
+/**
+ * The embedded meter's record of what it answered: an append-only log in numbered segment
+ * files under the data directory, one line (a JSON array of entries) per batch of requests.
+ * A line is written to the operating system before any answer of its batch is sent — the
+ * durability PGlite's own commits have (its fsync is a no-op under Node's file system), for
+ * one write system call instead of a statement run by PGlite on the server's thread. Closed
+ * segments are folded into `usage_months` and deleted (`ExclusiveMeter`).
+ */
+export class UsageLog {
+  private fd: number | null = null;
+  private open = 0;
+  private nextSegment = 0;
+
+  private constructor(
+    readonly dir: string,
+    /** An in-memory database's log: a temporary directory, removed on close. */
+    private readonly temporary: boolean,
+  ) {}
+
+  /** The log of an embedded database: `DATA_DIR/usage-log`, or a temporary one for an in-memory database. */
+  static of(dataDir: string | null): UsageLog {
+    if (dataDir === null) return new UsageLog(mkdtempSync(join(tmpdir(), "usage-log-")), true);
+    const dir = join(dataDir, "usage-log");
+    mkdirSync(dir, { recursive: true });
+    return new UsageLog(dir, false);
+  }
+
+  /** Segments on disk and not being written, oldest first. */
+  closedSegments(): number[] {
+    return readdirSync(this.dir)
+      .map((name) => SEGMENT.exec(name)?.[1])
+      .filter((digits): digits is string => digits !== undefined)
+      .map(Number)
+      .filter((segment) => !(this.fd !== null && segment === this.open))
+      .sort((a, b) => a - b);
+  }
+
+  /** Numbers new segments from `first` on; called once the folded ones are known. */
+  startAt(first: number): void {
+    this.nextSegment = first;
+  }
+
+  /**
+   * Appends one line, in the open segment or a new one. A failed write closes the segment,
+   * so that a torn line can only be a segment's last, which `read` skips: it was never
+   * acknowledged.
+   */
+  append(entries: UsageEntry[]): number {
+    if (this.fd === null) {
+      if (this.nextSegment === 0) throw new Error("the usage log is not started");
+      this.open = this.nextSegment++;
+      this.fd = openSync(this.path(this.open), "a");
+    }
+    const line = Buffer.from(
+      `${JSON.stringify(entries.map((e) => [e.keyId, e.month, e.requests, e.units]))}\n`,
+    );
+    try {
+      for (let written = 0; written < line.length; ) {
+        written += writeSync(this.fd, line, written, line.length - written);
+      }
+    } catch (error) {
+      this.closeSegment();
+      throw error;
+    }
+    return this.open;
+  }
+
+  /** Closes the open segment, if any: the next append starts a new one. */
+  closeSegment(): void {
+    if (this.fd === null) return;
+    const fd = this.fd;
+    this.fd = null;
+    closeSync(fd);
+  }
+
+  /** The entries of a closed segment, as written. */
+  read(segment: number): UsageEntry[] {
+    const lines = readFileSync(this.path(segment), "utf8").split("\n");
+    // After the last newline: nothing, or a line torn by a crash during its write.
+    lines.pop();
+    return lines.flatMap((line) =>
+      (JSON.parse(line) as [string, string, number, number][]).map(([keyId, month, requests, units]) => ({
+        keyId,
+        month,
+        requests,
+        units,
+      })),
+    );
+  }
+
+  remove(segment: number): void {
+    unlinkSync(this.path(segment));
+  }
+
+  close(): void {
+    this.closeSegment();
+    if (this.temporary) rmSync(this.dir, { recursive: true, force: true });
+  }
+
+  private path(segment: number): string {
+    return join(this.dir, `${String(segment).padStart(12, "0")}.log`);
+  }
+}
