@@ -1,15 +1,4 @@
-import {
-  closeSync,
-  mkdirSync,
-  mkdtempSync,
-  openSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  unlinkSync,
-  writeSync,
-} from "node:fs";
-import { tmpdir } from "node:os";
+import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, unlinkSync, writeSync } from "node:fs";
 import { join } from "node:path";
 
 /** Requests counted and units billed for a key in a month (`YYYY-MM-01`). */
@@ -23,35 +12,46 @@ const SEGMENT = /^(\d{12})\.log$/;
  * A line is written to the operating system before any answer of its batch is sent — the
  * durability PGlite's own commits have (its fsync is a no-op under Node's file system), for
  * one write system call instead of a statement run by PGlite on the server's thread. Closed
- * segments are folded into `usage_months` and deleted (`ExclusiveMeter`).
+ * segments are folded into `usage_months` and deleted (`ExclusiveMeter`). An in-memory
+ * database, which keeps nothing, gets a log in memory.
  */
 export class UsageLog {
+  /** The segment being written: its file descriptor, or -1 for a log in memory. */
   private fd: number | null = null;
   private open = 0;
   private nextSegment = 0;
 
+  /** The segments of a log in memory. */
+  private readonly memory = new Map<number, string>();
+
   private constructor(
-    readonly dir: string,
-    /** An in-memory database's log: a temporary directory, removed on close. */
-    private readonly temporary: boolean,
+    /** Where the segment files are; null for a log in memory. */
+    private readonly dir: string | null,
   ) {}
 
-  /** The log of an embedded database: `DATA_DIR/usage-log`, or a temporary one for an in-memory database. */
+  /** The log of an embedded database: `DATA_DIR/usage-log`, or in memory for an in-memory database. */
   static of(dataDir: string | null): UsageLog {
-    if (dataDir === null) return new UsageLog(mkdtempSync(join(tmpdir(), "usage-log-")), true);
+    if (dataDir === null) return new UsageLog(null);
     const dir = join(dataDir, "usage-log");
     mkdirSync(dir, { recursive: true });
-    return new UsageLog(dir, false);
+    return new UsageLog(dir);
   }
 
-  /** Segments on disk and not being written, oldest first. */
+  /** Whether segments are files, which outlive the process. */
+  get persistent(): boolean {
+    return this.dir !== null;
+  }
+
+  /** Segments not being written, oldest first. */
   closedSegments(): number[] {
-    return readdirSync(this.dir)
-      .map((name) => SEGMENT.exec(name)?.[1])
-      .filter((digits): digits is string => digits !== undefined)
-      .map(Number)
-      .filter((segment) => !(this.fd !== null && segment === this.open))
-      .sort((a, b) => a - b);
+    const all =
+      this.dir === null
+        ? [...this.memory.keys()]
+        : readdirSync(this.dir)
+            .map((name) => SEGMENT.exec(name)?.[1])
+            .filter((digits): digits is string => digits !== undefined)
+            .map(Number);
+    return all.filter((segment) => !(this.fd !== null && segment === this.open)).sort((a, b) => a - b);
   }
 
   /** Numbers new segments from `first` on; called once the folded ones are known. */
@@ -68,11 +68,14 @@ export class UsageLog {
     if (this.fd === null) {
       if (this.nextSegment === 0) throw new Error("the usage log is not started");
       this.open = this.nextSegment++;
-      this.fd = openSync(this.path(this.open), "a");
+      this.fd = this.dir === null ? -1 : openSync(this.path(this.open), "a");
     }
-    const line = Buffer.from(
-      `${JSON.stringify(entries.map((e) => [e.keyId, e.month, e.requests, e.units]))}\n`,
-    );
+    const text = `${JSON.stringify(entries.map((e) => [e.keyId, e.month, e.requests, e.units]))}\n`;
+    if (this.dir === null) {
+      this.memory.set(this.open, (this.memory.get(this.open) ?? "") + text);
+      return this.open;
+    }
+    const line = Buffer.from(text);
     try {
       for (let written = 0; written < line.length; ) {
         written += writeSync(this.fd, line, written, line.length - written);
@@ -89,12 +92,14 @@ export class UsageLog {
     if (this.fd === null) return;
     const fd = this.fd;
     this.fd = null;
-    closeSync(fd);
+    if (fd >= 0) closeSync(fd);
   }
 
   /** The entries of a closed segment, as written. */
   read(segment: number): UsageEntry[] {
-    const lines = readFileSync(this.path(segment), "utf8").split("\n");
+    const text =
+      this.dir === null ? (this.memory.get(segment) ?? "") : readFileSync(this.path(segment), "utf8");
+    const lines = text.split("\n");
     // After the last newline: nothing, or a line torn by a crash during its write.
     lines.pop();
     return lines.flatMap((line) =>
@@ -108,15 +113,11 @@ export class UsageLog {
   }
 
   remove(segment: number): void {
-    unlinkSync(this.path(segment));
-  }
-
-  close(): void {
-    this.closeSegment();
-    if (this.temporary) rmSync(this.dir, { recursive: true, force: true });
+    if (this.dir === null) this.memory.delete(segment);
+    else unlinkSync(this.path(segment));
   }
 
   private path(segment: number): string {
-    return join(this.dir, `${String(segment).padStart(12, "0")}.log`);
+    return join(this.dir ?? "", `${String(segment).padStart(12, "0")}.log`);
   }
 }

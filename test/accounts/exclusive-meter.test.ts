@@ -117,6 +117,23 @@ describe("the embedded meter", () => {
     expect(await usageRow(keyId)).toEqual({ used: 6, requests: 7 });
   });
 
+  test("on an in-memory database the log is kept in memory and folds the same, meter beside meter", async () => {
+    const clock = manualClock(Date.parse("2026-03-15T12:00:00Z"));
+    const [first, second] = [await newKey(), await newKey()];
+    // Two apps of one test process on one in-memory database, both numbering segments from 1.
+    const one = new ExclusiveMeter(database, clock, options);
+    const other = new ExclusiveMeter(database, clock, options);
+    for (let i = 0; i < 4; i++) {
+      await one.admit({ keyId: first, quota: null, charge: i > 0, reserve: false });
+      await other.admit({ keyId: second, quota: null, charge: true, reserve: false });
+    }
+    expect(await usageRow(first)).toBeUndefined();
+    await one.close();
+    await other.close();
+    expect(await usageRow(first)).toEqual({ used: 3, requests: 4 });
+    expect(await usageRow(second)).toEqual({ used: 4, requests: 4 });
+  });
+
   test("a segment is folded once, even when a crash left its file behind after the fold", async () => {
     const clock = manualClock(Date.parse("2026-03-15T12:00:00Z"));
     const keyId = await newKey();
