@@ -50,7 +50,7 @@ export class ExclusiveMeter implements Meter {
   private recovered: Promise<void> | null = null;
   private folding: Promise<void> | null = null;
   private nextReservation = 1;
-  private lastFoldMs = 0;
+  private lastFoldMs: number;
   private lastSweepMs = 0;
 
   constructor(

@@ -21,8 +21,11 @@ export class UsageLog {
   private open = 0;
   private nextSegment = 0;
 
-  /** The segments of a log in memory. */
-  private readonly memory = new Map<number, string>();
+  /**
+   * The segments of a log in memory, by number only: what they hold never needs reading back,
+   * since nothing outlives the process that wrote them and that process keeps their sums.
+   */
+  private readonly memory = new Set<number>();
 
   private constructor(
     /** Where the segment files are; null for a log in memory. */
@@ -46,7 +49,7 @@ export class UsageLog {
   closedSegments(): number[] {
     const all =
       this.dir === null
-        ? [...this.memory.keys()]
+        ? [...this.memory]
         : readdirSync(this.dir)
             .map((name) => SEGMENT.exec(name)?.[1])
             .filter((digits): digits is string => digits !== undefined)
@@ -70,12 +73,13 @@ export class UsageLog {
       this.open = this.nextSegment++;
       this.fd = this.dir === null ? -1 : openSync(this.path(this.open), "a");
     }
-    const text = `${JSON.stringify(entries.map((e) => [e.keyId, e.month, e.requests, e.units]))}\n`;
     if (this.dir === null) {
-      this.memory.set(this.open, (this.memory.get(this.open) ?? "") + text);
+      this.memory.add(this.open);
       return this.open;
     }
-    const line = Buffer.from(text);
+    const line = Buffer.from(
+      `${JSON.stringify(entries.map((e) => [e.keyId, e.month, e.requests, e.units]))}\n`,
+    );
     try {
       for (let written = 0; written < line.length; ) {
         written += writeSync(this.fd, line, written, line.length - written);
@@ -95,11 +99,10 @@ export class UsageLog {
     if (fd >= 0) closeSync(fd);
   }
 
-  /** The entries of a closed segment, as written. */
+  /** The entries of a closed segment file, as written: what a crashed process left. */
   read(segment: number): UsageEntry[] {
-    const text =
-      this.dir === null ? (this.memory.get(segment) ?? "") : readFileSync(this.path(segment), "utf8");
-    const lines = text.split("\n");
+    if (this.dir === null) throw new Error("a usage log in memory keeps no entries to read back");
+    const lines = readFileSync(this.path(segment), "utf8").split("\n");
     // After the last newline: nothing, or a line torn by a crash during its write.
     lines.pop();
     return lines.flatMap((line) =>

@@ -33,6 +33,21 @@ const meterOn = (dataDir: string, clock: ReturnType<typeof manualClock>) =>
 
 const segments = (dataDir: string) => readdirSync(join(dataDir, "usage-log"));
 
+/** A new key and a meter on a data directory of its own, as a server's first start. */
+async function startedMeter() {
+  const clock = manualClock(Date.parse("2026-03-15T12:00:00Z"));
+  const keyId = await newKey();
+  const dataDir = newDataDir();
+  return { clock, keyId, dataDir, meter: meterOn(dataDir, clock) };
+}
+
+/** The path of the one segment file written so far. */
+function onlySegment(dataDir: string): string {
+  const [segment] = segments(dataDir);
+  if (!segment) throw new Error("no segment written");
+  return join(dataDir, "usage-log", segment);
+}
+
 beforeAll(async () => {
   database = await openPglite(null);
   await database.migrate();
@@ -63,10 +78,7 @@ const usageRow = async (keyId: string) =>
 
 describe("the embedded meter", () => {
   test("what it answered is recorded: a restarted meter finds the same usage, before any fold", async () => {
-    const clock = manualClock(Date.parse("2026-03-15T12:00:00Z"));
-    const keyId = await newKey();
-    const dataDir = newDataDir();
-    const before = meterOn(dataDir, clock);
+    const { clock, keyId, dataDir, meter: before } = await startedMeter();
     await Promise.all(
       Array.from({ length: 30 }, (_, i) =>
         before.admit({ keyId, quota: 20, charge: i % 3 !== 0, reserve: false }),
@@ -85,10 +97,7 @@ describe("the embedded meter", () => {
   });
 
   test("a reservation does not outlive its process: after a restart its unit is free and it is never billed", async () => {
-    const clock = manualClock(Date.parse("2026-03-15T12:00:00Z"));
-    const keyId = await newKey();
-    const dataDir = newDataDir();
-    const crashed = meterOn(dataDir, clock);
+    const { clock, keyId, dataDir, meter: crashed } = await startedMeter();
     const held = await crashed.admit({ keyId, quota: 1, charge: false, reserve: true });
     expect(held).toMatchObject({ ok: true });
     const restarted = meterOn(dataDir, clock);
@@ -100,10 +109,7 @@ describe("the embedded meter", () => {
   });
 
   test("folding moves the log into usage_months without changing any total", async () => {
-    const clock = manualClock(Date.parse("2026-03-15T12:00:00Z"));
-    const keyId = await newKey();
-    const dataDir = newDataDir();
-    const meter = meterOn(dataDir, clock);
+    const { keyId, dataDir, meter } = await startedMeter();
     for (let i = 0; i < 5; i++) await meter.admit({ keyId, quota: null, charge: true, reserve: false });
     await meter.fold();
     expect(segments(dataDir)).toEqual([]);
@@ -135,37 +141,27 @@ describe("the embedded meter", () => {
   });
 
   test("a segment is folded once, even when a crash left its file behind after the fold", async () => {
-    const clock = manualClock(Date.parse("2026-03-15T12:00:00Z"));
-    const keyId = await newKey();
-    const dataDir = newDataDir();
-    const meter = meterOn(dataDir, clock);
+    const { clock, keyId, dataDir, meter } = await startedMeter();
     for (let i = 0; i < 3; i++) await meter.admit({ keyId, quota: null, charge: true, reserve: false });
-    const [segment] = segments(dataDir);
-    if (!segment) throw new Error("no segment written");
-    const copy = Bun.file(join(dataDir, "usage-log", segment));
-    const content = await copy.text();
+    const segment = onlySegment(dataDir);
+    const content = await Bun.file(segment).text();
     await meter.fold();
     // The file reappears as if the process had died between the fold's commit and the unlink.
-    await Bun.write(join(dataDir, "usage-log", segment), content);
+    await Bun.write(segment, content);
     const restarted = meterOn(dataDir, clock);
     expect(await restarted.usage(keyId, clock.now())).toEqual({ used: 3, requests: 3 });
     expect(segments(dataDir)).toEqual([]);
     // New segments are numbered after the folded ones, so none of them is taken as folded.
     await restarted.admit({ keyId, quota: null, charge: true, reserve: false });
-    expect(String(segments(dataDir)[0]) > segment).toBe(true);
+    expect(onlySegment(dataDir) > segment).toBe(true);
     await meterOn(dataDir, clock).usage(keyId, clock.now());
     expect(await usageRow(keyId)).toEqual({ used: 4, requests: 4 });
   });
 
   test("a line torn by a crash during its write is skipped: its batch was never answered", async () => {
-    const clock = manualClock(Date.parse("2026-03-15T12:00:00Z"));
-    const keyId = await newKey();
-    const dataDir = newDataDir();
-    const meter = meterOn(dataDir, clock);
+    const { clock, keyId, dataDir, meter } = await startedMeter();
     await meter.admit({ keyId, quota: null, charge: true, reserve: false });
-    const [segment] = segments(dataDir);
-    if (!segment) throw new Error("no segment written");
-    appendFileSync(join(dataDir, "usage-log", segment), `[["${keyId}","2026-03-01",1,`);
+    appendFileSync(onlySegment(dataDir), `[["${keyId}","2026-03-01",1,`);
     expect(await meterOn(dataDir, clock).usage(keyId, clock.now())).toEqual({ used: 1, requests: 1 });
   });
 
