@@ -1,4 +1,4 @@
-import { chmodSync, rmSync } from "node:fs";
+import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { checkNewKey, type KeyAdmin } from "./accounts/admin.ts";
 import type { Logger } from "./log.ts";
@@ -19,44 +19,48 @@ const json = (status: number, body: unknown) =>
  */
 export function serveAdminSocket(dataDir: string, admin: KeyAdmin, log: Logger): { stop(): void } {
   const path = adminSocketPath(dataDir);
+  // Only the data directory's owner gets here, so a socket at the path is a dead server's.
   rmSync(path, { force: true });
-  const server = Bun.serve({
-    unix: path,
-    async fetch(request) {
-      const url = new URL(request.url);
-      const parts = url.pathname.split("/").filter(Boolean);
-      try {
-        if (request.method === "POST" && url.pathname === "/keys") {
-          return json(
-            201,
-            await admin.create(checkNewKey((await request.json()) as Record<string, unknown>)),
-          );
-        }
-        if (request.method === "GET" && url.pathname === "/keys") return json(200, await admin.list());
-        if (parts[0] === "keys" && parts.length === 3 && parts[1]) {
-          const keyId = decodeURIComponent(parts[1]);
-          const result =
-            request.method === "POST" && parts[2] === "revoke"
-              ? await admin.revoke(keyId)
-              : request.method === "GET" && parts[2] === "usage"
-                ? await admin.usage(keyId)
-                : undefined;
-          if (result === null) return json(404, { error: `no key ${keyId}` });
-          if (result !== undefined) return json(200, result);
-        }
-        return json(404, { error: `no admin command ${request.method} ${url.pathname}` });
-      } catch (error) {
-        const message = error instanceof Error ? error.message : String(error);
-        log.warn("admin_command_failed", { path: url.pathname, error: message });
-        return json(400, { error: message });
-      }
-    },
-  });
-  chmodSync(path, 0o600);
+  // bind() creates the socket file with the mode the umask leaves: 0600 from the moment it
+  // exists, where a chmod afterwards would leave a window. Bun.serve binds before it returns.
+  const umask = process.umask(0o177);
+  let server: ReturnType<typeof Bun.serve>;
+  try {
+    server = Bun.serve({ unix: path, fetch: (request) => answer(request, admin, log) });
+  } finally {
+    process.umask(umask);
+  }
   return {
     stop() {
       server.stop(true);
       rmSync(path, { force: true });
     },
   };
+}
+
+async function answer(request: Request, admin: KeyAdmin, log: Logger): Promise<Response> {
+  const url = new URL(request.url);
+  const parts = url.pathname.split("/").filter(Boolean);
+  try {
+    if (request.method === "POST" && url.pathname === "/keys") {
+      return json(201, await admin.create(checkNewKey((await request.json()) as Record<string, unknown>)));
+    }
+    if (request.method === "GET" && url.pathname === "/keys") return json(200, await admin.list());
+    if (parts[0] === "keys" && parts.length === 3 && parts[1]) {
+      const keyId = decodeURIComponent(parts[1]);
+      const result =
+        request.method === "POST" && parts[2] === "revoke"
+          ? await admin.revoke(keyId)
+          : request.method === "GET" && parts[2] === "usage"
+            ? await admin.usage(keyId)
+            : undefined;
+      if (result === null) return json(404, { error: `no key ${keyId}` });
+      if (result !== undefined) return json(200, result);
+    }
+    return json(404, { error: `no admin command ${request.method} ${url.pathname}` });
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    log.warn("admin_command_failed", { path: url.pathname, error: message });
+    return json(400, { error: message });
+  }
 }

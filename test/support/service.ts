@@ -27,7 +27,7 @@ export const IBAN = "DE89370400440532013000";
 export const KEY_CACHE_TTL_MS = 500;
 const COMMAND_TIMEOUT_MS = 20_000;
 
-export type Exit = { code: number; stdout: string; stderr: string; ms: number };
+export type Exit = { code: number; stdout: string; stderr: string; ms: number; pid: number };
 
 export type RunningServer = {
   pid: number;
@@ -109,7 +109,7 @@ export function sandbox() {
       new Response(child.stderr).text(),
       child.exited,
     ]);
-    return { code, stdout, stderr, ms: performance.now() - started };
+    return { code, stdout, stderr, ms: performance.now() - started, pid: child.pid };
   };
 
   /** `bun src/cli/keys.ts …`. */
@@ -152,9 +152,12 @@ export function sandbox() {
       options: { silent?: boolean } = {},
     ) => run(["npm", "run", ...(options.silent ? ["--silent"] : []), script, "--", ...args], env),
 
-    /** `bun src/index.ts`, once it has logged that it is listening. */
-    async startServer(env: Record<string, string>): Promise<RunningServer> {
-      const child = spawn([BUN, "src/index.ts"], env);
+    /**
+     * `bun src/index.ts` (after `wrapper`, a command that runs it, such as strace), once it
+     * has logged that it is listening.
+     */
+    async startServer(env: Record<string, string>, wrapper: string[] = []): Promise<RunningServer> {
+      const child = spawn([...wrapper, BUN, "src/index.ts"], env);
       const output: string[] = [];
       let listening: Record<string, unknown> | undefined;
       const heard = Promise.withResolvers<void>();
