@@ -14,8 +14,11 @@ export class Batcher<Item, Result> {
   private idleWaiters: (() => void)[] = [];
 
   constructor(
-    /** Returns one result per item, in order; a throw rejects every item of the batch. */
-    private readonly flush: (items: Item[]) => Promise<Result[]>,
+    /**
+     * Returns one result per item, in order: an `ItemFailure` rejects its item alone, a throw
+     * rejects every item of the batch.
+     */
+    private readonly flush: (items: Item[]) => Promise<(Result | ItemFailure)[]>,
     private readonly maxBatch = 512,
   ) {}
 
@@ -43,7 +46,9 @@ export class Batcher<Item, Result> {
       try {
         const results = await this.flush(batch.map((entry) => entry.item));
         batch.forEach((entry, index) => {
-          entry.resolve(results[index] as Result);
+          const result = results[index];
+          if (result instanceof ItemFailure) entry.reject(result.error);
+          else entry.resolve(result as Result);
         });
       } catch (error) {
         for (const entry of batch) entry.reject(error);
@@ -54,6 +59,11 @@ export class Batcher<Item, Result> {
     this.draining = false;
     for (const wake of this.idleWaiters.splice(0)) wake();
   }
+}
+
+/** The outcome of one item of a flush that failed while others of its batch succeeded. */
+export class ItemFailure {
+  constructor(readonly error: unknown) {}
 }
 
 /** Resolves on the event loop's next turn, after the I/O callbacks already due. */

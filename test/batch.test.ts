@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { Batcher } from "../src/batch.ts";
+import { Batcher, ItemFailure } from "../src/batch.ts";
 
 function recordingBatcher(options: { delayMs?: number } = {}) {
   const batches: number[][] = [];
@@ -68,6 +68,16 @@ describe("Batcher", () => {
     });
     await expect(batcher.submit(1)).rejects.toThrow("database down");
     expect(await batcher.submit(2)).toBe(2);
+  });
+
+  test("an ItemFailure rejects that item alone; the others of its batch get their results", async () => {
+    const batcher = new Batcher<number, number>(async (items) =>
+      items.map((item) => (item % 2 === 0 ? new ItemFailure(new Error(`no ${item}`)) : item)),
+    );
+    const results = await Promise.allSettled([1, 2, 3].map((item) => batcher.submit(item)));
+    expect(
+      results.map((result) => (result.status === "fulfilled" ? result.value : String(result.reason))),
+    ).toEqual([1, "Error: no 2", 3]);
   });
 
   test("idle resolves once everything submitted has been flushed", async () => {

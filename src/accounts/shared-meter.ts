@@ -1,5 +1,5 @@
 import { type SQL, sql } from "drizzle-orm";
-import { Batcher } from "../batch.ts";
+import { Batcher, ItemFailure } from "../batch.ts";
 import type { Clock } from "../clock.ts";
 import type { Database } from "../db.ts";
 import { hasRoom } from "./billing.ts";
@@ -23,6 +23,12 @@ type Operation =
 type Outcome = MeterAdmission | Settlement;
 
 type Rows = <R>(query: SQL) => Promise<R[]>;
+
+/** The charges of one key and month in a batch. */
+type ChargeGroup = { keyId: string; month: string; requests: number; units: number; quota: number };
+
+/** What a charge statement granted a key and month: units left to hand out, from `next` on; `after` in all. */
+type Grant = { next: number; left: number; after: number };
 
 /** One usage row as a batch sees and changes it. */
 type Group = {
@@ -97,13 +103,13 @@ export class SharedMeter implements Meter {
   /**
    * The common case — requests that count and maybe charge, with no reservation — in one
    * statement per batch (CHARGE_SQL): one round trip, one commit. Units go to the batch's
-   * requests in arrival order.
+   * requests in arrival order. A key's first request of a month finds no usage row: the
+   * missing rows are created (a commit that bills nothing) and their requests charged by a
+   * second statement. Each request is answered from the commit that carried it: when a later
+   * step fails, only the requests it was for fail, and nothing was billed for them.
    */
-  private async commitCharges(items: Admission[]): Promise<MeterAdmission[]> {
-    const groups = new Map<
-      string,
-      { keyId: string; month: string; requests: number; units: number; quota: number }
-    >();
+  private async commitCharges(items: Admission[]): Promise<(MeterAdmission | ItemFailure)[]> {
+    const groups = new Map<string, ChargeGroup>();
     for (const { request, month } of items) {
       const id = `${request.keyId}|${month}`;
       const group = groups.get(id) ?? {
@@ -117,40 +123,30 @@ export class SharedMeter implements Meter {
       if (request.charge) group.units += 1;
       groups.set(id, group);
     }
-    let pending = [...groups.values()].sort(byKeyAndMonth);
-    const granted = new Map<string, { next: number; left: number; after: number }>();
-    for (let attempt = 1; pending.length > 0; attempt++) {
-      const rows = await withRetry(() =>
-        this.database.prepared<{ key_id: string; month: string; before: number; used: number }>(CHARGE_SQL, [
-          pending.map((g) => g.keyId),
-          pending.map((g) => g.month),
-          pending.map((g) => g.requests),
-          pending.map((g) => g.units),
-          pending.map((g) => g.quota),
-        ]),
-      );
-      for (const row of rows) {
-        granted.set(`${row.key_id}|${row.month}`, {
-          next: row.before,
-          left: row.used - row.before,
-          after: row.used,
-        });
+    const granted = new Map<string, Grant>();
+    let failure: unknown = null;
+    try {
+      const all = [...groups.values()].sort(byKeyAndMonth);
+      await this.charge(all, granted);
+      const missing = all.filter((group) => !granted.has(`${group.keyId}|${group.month}`));
+      if (missing.length > 0) {
+        await this.database.rows(sql`
+          INSERT INTO usage_months (key_id, month)
+          SELECT d.key_id, d.month::date FROM jsonb_to_recordset(${JSON.stringify(
+            missing.map((g) => ({ key_id: g.keyId, month: g.month })),
+          )}::jsonb) AS d(key_id text, month text)
+          ORDER BY d.key_id, d.month
+          ON CONFLICT (key_id, month) DO NOTHING`);
+        await this.charge(missing, granted);
       }
-      // A key's first request of a month finds no usage row: create the rows, then charge again.
-      pending = pending.filter((group) => !granted.has(`${group.keyId}|${group.month}`));
-      if (pending.length === 0) break;
-      if (attempt > 2) throw new Error("usage rows could not be created");
-      await this.database.rows(sql`
-        INSERT INTO usage_months (key_id, month)
-        SELECT d.key_id, d.month::date FROM jsonb_to_recordset(${JSON.stringify(
-          pending.map((g) => ({ key_id: g.keyId, month: g.month })),
-        )}::jsonb) AS d(key_id text, month text)
-        ORDER BY d.key_id, d.month
-        ON CONFLICT (key_id, month) DO NOTHING`);
+    } catch (error) {
+      failure = error;
     }
     this.sweepWhenDue(this.clock.now());
     return items.map(({ request, month, resetMs }) => {
-      const group = granted.get(`${request.keyId}|${month}`) as { next: number; left: number; after: number };
+      const group = granted.get(`${request.keyId}|${month}`);
+      if (!group)
+        return new ItemFailure(failure ?? new Error(`no usage row for ${request.keyId} in ${month}`));
       if (!request.charge) return { ok: true, used: group.after, charged: false, reservation: null, resetMs };
       if (group.left === 0) return { ok: false, used: group.after, resetMs };
       group.left -= 1;
@@ -159,14 +155,33 @@ export class SharedMeter implements Meter {
     });
   }
 
+  /** Runs CHARGE_SQL for `groups` (in key order); records what it granted to each group whose row exists. */
+  private async charge(groups: ChargeGroup[], granted: Map<string, Grant>): Promise<void> {
+    const rows = await withRetry(() =>
+      this.database.prepared<{ key_id: string; month: string; before: number; used: number }>(CHARGE_SQL, [
+        groups.map((g) => g.keyId),
+        groups.map((g) => g.month),
+        groups.map((g) => g.requests),
+        groups.map((g) => g.units),
+        groups.map((g) => g.quota),
+      ]),
+    );
+    for (const row of rows) {
+      granted.set(`${row.key_id}|${row.month}`, {
+        next: row.before,
+        left: row.used - row.before,
+        after: row.used,
+      });
+    }
+  }
+
   /** Reservations and settlements, in one transaction per batch. */
   private async commitOperations(operations: Operation[]): Promise<Outcome[]> {
-    const nowMs = this.clock.now();
     const outcomes = await withRetry(async () => {
       let committing = false;
       try {
         return await this.database.transaction(async (rows) => {
-          const results = await this.applyOperations(rows, operations, nowMs);
+          const results = await this.applyOperations(rows, operations);
           committing = true;
           return results;
         });
@@ -178,7 +193,7 @@ export class SharedMeter implements Meter {
         throw error;
       }
     });
-    this.sweepWhenDue(nowMs);
+    this.sweepWhenDue(this.clock.now());
     return outcomes;
   }
 
@@ -192,7 +207,7 @@ export class SharedMeter implements Meter {
     });
   }
 
-  private async applyOperations(rows: Rows, operations: Operation[], nowMs: number): Promise<Outcome[]> {
+  private async applyOperations(rows: Rows, operations: Operation[]): Promise<Outcome[]> {
     const groups = new Map<string, Group>();
     const groupOf = (keyId: string, month: string): Group => {
       const id = `${keyId}|${month}`;
@@ -271,7 +286,7 @@ export class SharedMeter implements Meter {
         )}::jsonb) AS d(key_id text, month text, used int, reserved int)
         WHERE u.key_id = d.key_id AND u.month = d.month::date`);
     }
-    if (holds.length > 0) await this.insertReservations(rows, holds, results, nowMs);
+    if (holds.length > 0) await this.insertReservations(rows, holds, results);
     return results;
   }
 
@@ -292,12 +307,10 @@ export class SharedMeter implements Meter {
     rows: Rows,
     holds: { index: number; group: Group }[],
     results: Outcome[],
-    nowMs: number,
   ): Promise<void> {
-    const expiresAt = new Date(nowMs + this.options.reservationTtlMs).toISOString();
     const inserted = await rows<{ id: string | number; key_id: string; month: string }>(sql`
       INSERT INTO reservations (key_id, month, expires_at)
-      SELECT d.key_id, d.month::date, ${expiresAt}::timestamptz
+      SELECT d.key_id, d.month::date, now() + ${this.options.reservationTtlMs} * interval '1 millisecond'
       FROM jsonb_to_recordset(${JSON.stringify(
         holds.map((h) => ({ key_id: h.group.keyId, month: h.group.month })),
       )}::jsonb) AS d(key_id text, month text)
@@ -318,14 +331,17 @@ export class SharedMeter implements Meter {
     }
   }
 
-  /** Releases reservations whose instance died before settling them, in every instance's rows. */
+  /**
+   * Releases reservations whose instance died before settling them, in every instance's rows.
+   * Leases are written and judged on the database's clock (`now()`, the transaction's start),
+   * so an instance whose own clock runs ahead cannot sweep the live reservations of others.
+   */
   async sweepExpired(): Promise<void> {
-    const now = new Date(this.clock.now()).toISOString();
     await withRetry(() =>
       this.database.transaction(async (rows) => {
         const due = await rows<{ key_id: string; month: string }>(sql`
           SELECT DISTINCT key_id, to_char(month, 'YYYY-MM-DD') AS month
-          FROM reservations WHERE expires_at <= ${now}::timestamptz`);
+          FROM reservations WHERE expires_at <= now()`);
         if (due.length === 0) return;
         const groups = JSON.stringify(
           due
@@ -346,7 +362,7 @@ export class SharedMeter implements Meter {
           WITH gone AS (
             DELETE FROM reservations r
             USING jsonb_to_recordset(${groups}::jsonb) AS d(key_id text, month text)
-            WHERE r.key_id = d.key_id AND r.month = d.month::date AND r.expires_at <= ${now}::timestamptz
+            WHERE r.key_id = d.key_id AND r.month = d.month::date AND r.expires_at <= now()
             RETURNING r.key_id, r.month
           ), released AS (
             SELECT key_id, month, count(*)::int AS n FROM gone GROUP BY 1, 2
