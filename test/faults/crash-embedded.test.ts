@@ -8,7 +8,13 @@ import { startViesFake, type ViesFake } from "../fakes/vies.ts";
 import { CACHED_VAT } from "../support/fault-rig.ts";
 import { seedFrom } from "../support/prng.ts";
 import { type ServiceProcess, serviceProcess, stopAllServices } from "../support/service.ts";
-import { billableAnswers, contractProblems, NETWORK_ERROR, startTraffic } from "../support/traffic.ts";
+import {
+  billableAnswers,
+  billingProblems,
+  contractProblems,
+  NETWORK_ERROR,
+  startTraffic,
+} from "../support/traffic.ts";
 
 setDefaultTimeout(90_000);
 
@@ -101,6 +107,7 @@ describe("kill -9 of the embedded service under load", () => {
     // Never an answer received as billable without its unit; never more than the kills could strand.
     expect(used).toBeGreaterThanOrEqual(received);
     expect(used - received).toBeLessThanOrEqual(inFlight);
+    expect(billingProblems(traffic.answers, used)).toEqual([]);
     expect(service.errors).toEqual([]);
   });
 });

@@ -5,6 +5,7 @@ import { seedFrom } from "../support/prng.ts";
 import {
   type Answer,
   billableAnswers,
+  billingProblems,
   contractProblems,
   NETWORK_ERROR,
   summarize,
@@ -82,6 +83,7 @@ describe.if(Boolean(process.env.DATABASE_URL))("kill -9 of the service under loa
     for (const kill of kills) expect(kill.excess).toBeLessThanOrEqual(kill.inFlight);
     expect(billing.used - received).toBe(kills.reduce((sum, kill) => sum + kill.excess, 0));
     expect(billing.used - received).toBeLessThanOrEqual(inFlightTotal);
+    expect(billingProblems(traffic.answers, billing.used)).toEqual([]);
     // The stranded reservations were swept; everything else settled before its answer.
     expect(billing).toMatchObject({ reserved: 0, reservations: 0 });
     expect(rig.service.errors).toEqual([]);

@@ -2,7 +2,7 @@ import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import { faultRigForDescribe } from "../support/fault-rig.ts";
 import { seedFrom } from "../support/prng.ts";
 import { sweepStranded } from "../support/sweep.ts";
-import { billableAnswers, contractProblems, summarize } from "../support/traffic.ts";
+import { billableAnswers, billingProblems, contractProblems, summarize } from "../support/traffic.ts";
 
 setDefaultTimeout(90_000);
 
@@ -108,6 +108,7 @@ describe.if(Boolean(process.env.DATABASE_URL))("Postgres stopped and restarted u
     expect(settled.filter((answer) => answer.status !== 200 && answer.status !== 400)).toEqual([]);
     // Billing: the units in the database are exactly the billable answers received.
     expect(billing.used).toBe(received);
+    expect(billingProblems(answers, billing.used)).toEqual([]);
     expect(billing).toMatchObject({ reserved: 0, reservations: 0 });
     expect(billedBeforeSweep.reserved).toBe(billedBeforeSweep.reservations);
   });

@@ -3,7 +3,7 @@ import { createKeys } from "../support/billing-rows.ts";
 import { type FaultRig, faultRigForDescribe } from "../support/fault-rig.ts";
 import { seedFrom } from "../support/prng.ts";
 import { awayFromMinuteEdge, validateIban } from "../support/service.ts";
-import { billableAnswers, contractProblems, summarize } from "../support/traffic.ts";
+import { billableAnswers, billingProblems, contractProblems, summarize } from "../support/traffic.ts";
 
 setDefaultTimeout(90_000);
 
@@ -121,6 +121,7 @@ describe.if(Boolean(process.env.DATABASE_URL))("Redis killed and restarted under
       lastSecond.filter((answer) => answer.kind === "vat_cached" && answer.cached).length,
     ).toBeGreaterThan(10);
     expect(billing.used).toBe(received);
+    expect(billingProblems(answers, billing.used)).toEqual([]);
     expect(billing).toMatchObject({ reserved: 0, reservations: 0 });
   });
 });

@@ -2,7 +2,13 @@ import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import type { ViesBehaviour } from "../fakes/vies.ts";
 import { faultRigForDescribe } from "../support/fault-rig.ts";
 import { seedFrom } from "../support/prng.ts";
-import { type Answer, billableAnswers, contractProblems, summarize } from "../support/traffic.ts";
+import {
+  type Answer,
+  billableAnswers,
+  billingProblems,
+  contractProblems,
+  summarize,
+} from "../support/traffic.ts";
 
 setDefaultTimeout(90_000);
 
@@ -112,6 +118,7 @@ describe.if(Boolean(process.env.DATABASE_URL))("VIES down, hanging and throttlin
       }
     }
     expect(billing.used).toBe(received);
+    expect(billingProblems(answers, billing.used)).toEqual([]);
     expect(billing).toMatchObject({ reserved: 0, reservations: 0 });
   });
 });

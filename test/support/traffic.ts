@@ -23,6 +23,8 @@ export type Answer = {
   /** When the request was sent, in ms since the traffic started. */
   at: number;
   kind: Kind;
+  /** Which of the traffic's keys sent it. */
+  key: number;
   /** HTTP status, NETWORK_ERROR or CLIENT_TIMEOUT. */
   status: number;
   /** The error code of an error answer, or the VAT component's error code in a 200. */
@@ -33,6 +35,9 @@ export type Answer = {
   retryAfter: string | null;
   ms: number;
   billable: boolean;
+  /** In a 200: the key's billed units after this request, and the end of that period. */
+  used: number | null;
+  resetAt: string | null;
   /** For VAT components in a 200: served from cache / from the last-known-good copy. */
   cached: boolean;
   stale: boolean;
@@ -137,18 +142,22 @@ export function startTraffic(options: TrafficOptions): Traffic {
     const random = prng(options.seed + id);
     while (!stopped) {
       const kind = kindOf(random);
-      const key = options.keys[sent++ % options.keys.length] ?? "";
+      const keyIndex = sent++ % options.keys.length;
+      const key = options.keys[keyIndex] ?? "";
       const body = bodyOf(kind, random);
       const at = performance.now();
       const answer: Answer = {
         at: at - started,
         kind,
+        key: keyIndex,
         status: NETWORK_ERROR,
         code: null,
         message: null,
         retryAfter: null,
         ms: 0,
         billable: false,
+        used: null,
+        resetAt: null,
         cached: false,
         stale: false,
         problem: null,
@@ -167,10 +176,13 @@ export function startTraffic(options: TrafficOptions): Traffic {
         answer.problem = read.problem;
         const parsed = read.body as {
           billable?: boolean;
+          usage?: { used: number; reset_at: string };
           error?: { code: string; message: string };
           vat?: { cached: boolean; stale: boolean; error: { code: string } | null };
         } | null;
         answer.billable = response.status === 200 && parsed?.billable === true;
+        answer.used = response.status === 200 ? (parsed?.usage?.used ?? null) : null;
+        answer.resetAt = response.status === 200 ? (parsed?.usage?.reset_at ?? null) : null;
         answer.code = parsed?.error?.code ?? parsed?.vat?.error?.code ?? null;
         answer.message = parsed?.error?.message ?? null;
         answer.cached = parsed?.vat?.cached ?? false;
@@ -245,6 +257,35 @@ export function summarize(answers: Answer[], fromMs = 0, toMs = Infinity): Recor
 /** How many answers the client received with `billable: true`. */
 export function billableAnswers(answers: Answer[]): number {
   return answers.filter((answer) => answer.billable).length;
+}
+
+/**
+ * Where the billed units in the database (`used`, summed over the traffic's keys) break the
+ * billing invariants, given what clients were told: every answer received as billable holds
+ * a unit of its own (no two billable answers of a key and period report the same unit
+ * number, and there are at least as many units as billable answers), and no request told
+ * anything else left one — units beyond the billable answers are at most the requests that
+ * got no answer (cut off by a crash or a timeout after their commit). Empty when they hold.
+ */
+export function billingProblems(answers: Answer[], used: number): string[] {
+  const problems: string[] = [];
+  const units = new Set<string>();
+  for (const answer of answers) {
+    if (!answer.billable) continue;
+    const unit = `key ${answer.key}, period to ${answer.resetAt}, unit ${answer.used}`;
+    if (units.has(unit)) problems.push(`two billable answers report ${unit}`);
+    units.add(unit);
+  }
+  const billable = billableAnswers(answers);
+  const unanswered = answers.filter((answer) => answer.status <= 0).length;
+  if (used < billable)
+    problems.push(`${billable} answers received as billable, but only ${used} units billed`);
+  if (used - billable > unanswered) {
+    problems.push(
+      `${used - billable} units billed beyond the billable answers, with only ${unanswered} requests unanswered`,
+    );
+  }
+  return problems;
 }
 
 /** Answers whose body broke the contract. */
