@@ -130,3 +130,19 @@ export const usageLogState = pgTable("usage_log_state", {
   id: integer("id").primaryKey(),
   foldedThrough: bigint("folded_through", { mode: "number" }).notNull(),
 });
+
+/**
+ * The shared key-value store when no Redis is configured (`src/store/database.ts`): the VAT
+ * cache with its last-known-good copies, and VIES's status. Rows expire by the database's
+ * clock and are swept in the background.
+ */
+export const cacheEntries = pgTable(
+  "cache_entries",
+  {
+    key: text("key").primaryKey(),
+    value: text("value").notNull(),
+    expiresAt: timestamp("expires_at", { withTimezone: true, mode: "date" }).notNull(),
+  },
+  // The sweep deletes by expiry.
+  (table) => [index("cache_entries_expires_at_idx").on(table.expiresAt)],
+);

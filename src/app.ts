@@ -37,7 +37,6 @@ export type AppDeps = {
   pingDatabase(): Promise<void>;
   /** Resolves when the shared store answers; rejects otherwise. */
   pingStore(): Promise<void>;
-  storeKind: "memory" | "redis" | "upstash";
 };
 
 const API_DESCRIPTION =
@@ -193,7 +192,7 @@ export function buildApp(deps: AppDeps) {
       response: { 200: "Health" },
       detail: { summary: "Liveness probe", responses: { 200: { description: "The service is alive" } } },
     })
-    .use(readiness({ pingDatabase: deps.pingDatabase, pingStore: deps.pingStore, storeKind: deps.storeKind }))
+    .use(readiness({ pingDatabase: deps.pingDatabase, pingStore: deps.pingStore }))
     .use(metricsEndpoint(deps.metrics, deps.config.METRICS_TOKEN ?? null));
 }
 

@@ -42,8 +42,10 @@ export const ConfigSchema = t.Object({
   REDIS_TIMEOUT_MS: t.Integer({ minimum: 10, maximum: 60_000, default: 1000 }),
   /** Prepended to every key this service writes to Redis/Upstash, so environments can share one. */
   STORE_KEY_PREFIX: t.String({ default: "" }),
-  /** Entries of the in-process cache used when no Redis is configured. */
+  /** In-process copies in front of the cache table used when no Redis is configured. */
   MEMORY_CACHE_MAX_ENTRIES: t.Integer({ minimum: 100, default: 100_000 }),
+  /** Rows of the cache table (VAT answers and their last-known-good copies) when no Redis is configured. */
+  DATABASE_CACHE_MAX_ENTRIES: t.Integer({ minimum: 100, default: 1_000_000 }),
 
   /** How long a resolved API key is trusted without asking the database; bounds revocation delay. */
   KEY_CACHE_TTL_MS: t.Integer({ minimum: 0, maximum: 60_000, default: 5000 }),

@@ -39,16 +39,14 @@ try {
 
 // A shared store that is down does not stop the service: caches degrade to VIES and
 // per-minute windows to in-process counting until it answers again.
-if (services.store.kind !== "memory") {
-  await services.store.ping().then(
-    () => log.info("store_connected", { store: services.store.kind }),
-    (error: unknown) =>
-      log.warn("store_unreachable_starting_degraded", {
-        store: services.store.kind,
-        error: error instanceof Error ? error.message : String(error),
-      }),
-  );
-}
+await services.store.ping().then(
+  () => log.info("store_connected", { store: services.store.kind }),
+  (error: unknown) =>
+    log.warn("store_unreachable_starting_degraded", {
+      store: services.store.kind,
+      error: error instanceof Error ? error.message : String(error),
+    }),
+);
 
 const app = buildApp(services).listen({
   port: config.PORT,

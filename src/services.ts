@@ -54,10 +54,11 @@ export function createServices(
       upstashUrl: config.UPSTASH_REDIS_REST_URL,
       upstashToken: config.UPSTASH_REDIS_REST_TOKEN,
       redisUrl: config.REDIS_URL,
+      databaseMaxEntries: config.DATABASE_CACHE_MAX_ENTRIES,
       memoryMaxEntries: config.MEMORY_CACHE_MAX_ENTRIES,
       timeoutMs: config.REDIS_TIMEOUT_MS,
     },
-    clock,
+    { clock, database },
   );
   const store = config.STORE_KEY_PREFIX ? prefixedStore(sharedStore, config.STORE_KEY_PREFIX) : sharedStore;
 
@@ -65,8 +66,10 @@ export function createServices(
   const keys = new KeyStore(database);
   const inProcessCounter = () => storeCounter(createMemoryStore({ maxEntries: 100_000, clock }));
   const metrics = createMetrics();
+  // Per-minute windows live in Redis when there is one, else in Postgres (shared by the
+  // instances), else in process (embedded: one process).
   const counter =
-    store.kind !== "memory"
+    store.kind === "redis" || store.kind === "upstash"
       ? counterWithFallback(storeCounter(store), inProcessCounter(), log, () =>
           metrics.storeErrors.inc({ store: "cache", operation: "rate_limit" }),
         )
@@ -152,7 +155,6 @@ export function createServices(
     metrics,
     pingDatabase: () => pingDatabase(database),
     pingStore: () => store.ping(),
-    storeKind: store.kind,
     database,
     store,
     keyAdmin: keyAdmin({ keys, meter, plans, clock }),

@@ -16,7 +16,7 @@ function within<T>(work: Promise<T>, ms: number): Promise<T> {
 export const ReadySchema = t.Object({
   status: t.Literal("ready"),
   database: t.Literal("ok"),
-  cache: stringEnum(["ok", "unreachable", "in_process"]),
+  cache: stringEnum(["ok", "unreachable"]),
 });
 
 /**
@@ -24,11 +24,7 @@ export const ReadySchema = t.Object({
  * when it does not (the service cannot meter requests without it). A cache that does not
  * answer is reported but keeps the instance ready: VAT answers then come from VIES directly.
  */
-export function readiness(deps: {
-  pingDatabase(): Promise<void>;
-  pingStore(): Promise<void>;
-  storeKind: "memory" | "redis" | "upstash";
-}) {
+export function readiness(deps: { pingDatabase(): Promise<void>; pingStore(): Promise<void> }) {
   return new Elysia({ name: "readiness" }).get(
     "/ready",
     async () => {
@@ -37,12 +33,10 @@ export function readiness(deps: {
           () => "ok" as const,
           () => "unreachable" as const,
         ),
-        deps.storeKind === "memory"
-          ? ("in_process" as const)
-          : within(deps.pingStore(), PROBE_TIMEOUT_MS).then(
-              () => "ok" as const,
-              () => "unreachable" as const,
-            ),
+        within(deps.pingStore(), PROBE_TIMEOUT_MS).then(
+          () => "ok" as const,
+          () => "unreachable" as const,
+        ),
       ]);
       if (database !== "ok") {
         throw new ApiError("service_unavailable", `the database is unreachable (cache: ${cache})`, {

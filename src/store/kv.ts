@@ -1,11 +1,11 @@
 /**
  * The shared key-value store behind caches and cross-instance counters: Upstash (REST),
- * plain Redis, or an in-process map for the embedded default. Values are strings; callers
- * serialize. Every method may reject when the store is unreachable: callers decide whether
- * that degrades (caches) or fails (nothing does today).
+ * plain Redis, a table in the database when no Redis is configured, or an in-process map.
+ * Values are strings; callers serialize. Every method may reject when the store is
+ * unreachable: callers decide whether that degrades (caches) or fails (nothing does today).
  */
 export interface KeyValueStore {
-  readonly kind: "memory" | "redis" | "upstash";
+  readonly kind: "memory" | "database" | "redis" | "upstash";
   get(key: string): Promise<string | null>;
   /** Stores `value` under `key`, expiring after `ttlSeconds` (whole seconds, > 0). */
   set(key: string, value: string, ttlSeconds: number): Promise<void>;

@@ -77,10 +77,32 @@ export async function validate(
     throw meterUnavailable(deps, "admit", error);
   }
   if (!admission.ok) {
-    throw new ApiError("quota_exceeded", "the monthly quota is used up; cached answers are still served", {
-      retryAfter: Math.max(1, Math.ceil((admission.resetMs - deps.clock.now()) / 1000)),
-      headers: quotaHeaders(account, admission.used, admission.resetMs),
-    });
+    // A stale copy is never billed, so a used-up quota does not stand in its way: when the
+    // outage is known without asking the authority, the copy is the answer.
+    const stale =
+      vatPlan?.kind === "upstream" && !ibanBillable ? deps.vat.staleDuringKnownOutage(vatPlan) : null;
+    if (stale === null) {
+      throw new ApiError(
+        "quota_exceeded",
+        "the monthly quota is used up and this request needs a fresh, billable check; answers the cache holds as fresh are still served",
+        {
+          retryAfter: Math.max(1, Math.ceil((admission.resetMs - deps.clock.now()) / 1000)),
+          headers: quotaHeaders(account, admission.used, admission.resetMs),
+        },
+      );
+    }
+    return {
+      body: {
+        request_id: requestId,
+        vat: stale,
+        ...(iban && { iban }),
+        billable: false,
+        usage: usageBlock(account, admission.used, admission.resetMs),
+      },
+      failure: null,
+      billable: false,
+      upstream: null,
+    };
   }
 
   let vat: VatResult | undefined;

@@ -116,6 +116,12 @@ export interface VatService {
   plan(input: string): Promise<VatPlan>;
   /** Asks the authority within the deadline and answers with the verdict, the last-known-good copy or an error. Never throws. */
   resolve(plan: UpstreamPlan): Promise<VatResolution>;
+  /**
+   * The last-known-good answer of a plan when the outage is known without asking the
+   * authority (VIES's status reports the member state or VIES itself down); null otherwise.
+   * For a request that may not spend a unit on the authority.
+   */
+  staleDuringKnownOutage(plan: UpstreamPlan): VatResult | null;
 }
 
 /** GD and HA numbers carry letters; HMRC's lookup only takes the 9 or 12 digit forms. */
@@ -159,6 +165,12 @@ export function createVatService(options: VatServiceOptions): VatService {
   };
   const flights = createSingleflight<UpstreamCallReport>();
 
+  /** The fault VIES's status reports for a number's member state (or VIES itself); the UK has none. */
+  const reportedFault = (format: VatFormatOk): UpstreamFault | null => {
+    const reported = format.prefix === "GB" ? null : status.reportedOutage(format.prefix);
+    return reported === null ? null : fault(reported.code, reported.detail);
+  };
+
   /** One upstream call for a number, shared by every request for it that arrives meanwhile. */
   const fly = async (
     format: VatFormatOk,
@@ -166,8 +178,8 @@ export function createVatService(options: VatServiceOptions): VatService {
     budget: Budget,
   ): Promise<UpstreamCallReport> => {
     const { prefix, number, vatNumber } = format;
-    const reported = prefix === "GB" ? null : status.reportedOutage(prefix);
-    if (reported !== null) return { outcome: fault(reported.code, reported.detail), attempts: 0 };
+    const reported = reportedFault(format);
+    if (reported !== null) return { outcome: reported, attempts: 0 };
     let report: UpstreamCallReport;
     try {
       report = await callUpstream({ prefix, number }, budget, { ...callOptions, upstream: authority });
@@ -258,6 +270,11 @@ export function createVatService(options: VatServiceOptions): VatService {
           shared: flight.shared,
         },
       };
+    },
+
+    staleDuringKnownOutage(plan) {
+      const reported = plan.lastKnownGood === null ? null : reportedFault(plan.format);
+      return reported === null ? null : answer(plan, reported).result;
     },
   };
 }

@@ -142,7 +142,10 @@ export function createStatusService(options: StatusServiceOptions): StatusServic
     throw new RangeError(`ttlSeconds must be a positive integer, got ${ttlSeconds}`);
   }
   const ttlMs = ttlSeconds * 1000;
-  const failureTtlMs = (options.failureTtlSeconds ?? DEFAULT_STATUS_FAILURE_TTL_SECONDS) * 1000;
+  // A failure is never remembered longer than a status would be: with a short TTL, the
+  // endpoint is asked again as soon as a good answer would have been.
+  const failureTtlMs =
+    Math.min(options.failureTtlSeconds ?? DEFAULT_STATUS_FAILURE_TTL_SECONDS, ttlSeconds) * 1000;
   const timeoutMs = options.timeoutMs ?? DEFAULT_STATUS_TIMEOUT_MS;
   const storeTimeoutMs = options.storeTimeoutMs ?? DEFAULT_STORE_TIMEOUT_MS;
   const flights = createSingleflight<Refresh>();

@@ -187,6 +187,48 @@ describe("quota exhausted", () => {
   });
 });
 
+describe("quota exhausted during an outage", () => {
+  test("the outage known from VIES's status: the last-known-good copy, unbilled; not known: 429 that says why", async () => {
+    const { secret } = await harness.createKey("pro", { quota: 1 });
+    const first = await harness.validate<ValidateResponse>(secret, { vat: "IE6388047V" });
+    expect(first.body).toMatchObject({ billable: true, usage: { used: 1, remaining: 0 } });
+    harness.clock.advance(DAY + 60_000);
+    harness.vies.setBehaviour("IE", { kind: "fault", fault: "MS_UNAVAILABLE" });
+
+    // VIES's status does not report it: finding out would take a call, which needs a unit.
+    const unknown = await harness.validate<{ error: { code: string; message: string } }>(secret, {
+      vat: "IE6388047V",
+    });
+    expect(unknown.status).toBe(429);
+    expect(unknown.body.error.code).toBe("quota_exceeded");
+    expect(unknown.body.error.message).toContain("needs a fresh, billable check");
+
+    harness.vies.setStatus({ kind: "json", countries: { IE: "Unavailable" } });
+    harness.clock.advance(120_000);
+    expect((await harness.request("GET", "/status")).status).toBe(200);
+    const calls = harness.vies.calls.total;
+    const stale = await harness.validate<ValidateResponse>(secret, { vat: "IE6388047V" });
+    expect(stale.status).toBe(200);
+    expect(stale.body).toMatchObject({
+      billable: false,
+      usage: { used: 1, remaining: 0 },
+      vat: {
+        valid: true,
+        cached: true,
+        stale: true,
+        checked_at: first.body.vat?.checked_at,
+        warning: { code: "member_state_unavailable" },
+      },
+    });
+    expect(harness.vies.calls.total).toBe(calls);
+    // A number with no copy, or with an IBAN to check beside it, still needs a unit.
+    expect((await harness.validate(secret, { vat: "IE8D79739I" })).status).toBe(429);
+    const withIban = await harness.validate(secret, { vat: "IE6388047V", iban: "DE89370400440532013000" });
+    expect(withIban.status).toBe(429);
+    expect((await harness.request<{ used: number }>("GET", "/usage", { key: secret })).body.used).toBe(1);
+  });
+});
+
 describe("GET /status", () => {
   test("VIES availability per member state, cached", async () => {
     // VAT requests refresh the status in the background; skip past what they cached.

@@ -1,5 +1,7 @@
-import { describe, expect, test } from "bun:test";
+import { beforeAll, describe, expect, test } from "bun:test";
+import type { Database } from "../../src/db.ts";
 import { createKeyValueStore } from "../../src/store/factory.ts";
+import { testDatabase } from "../support/database.ts";
 import { manualClock } from "../support/manual-clock.ts";
 
 // Choosing a store connects to nothing, so these need no server.
@@ -7,43 +9,46 @@ describe("createKeyValueStore", () => {
   const clock = manualClock();
   const upstash = { upstashUrl: "https://eu1-example.upstash.io", upstashToken: "token" };
   const redisUrl = "redis://127.0.0.1:6379";
+  let database: Database;
+  beforeAll(async () => {
+    database = await testDatabase();
+  });
 
   test("picks Upstash when its URL and token are set, even with a Redis URL", async () => {
-    const store = createKeyValueStore({ ...upstash, redisUrl, timeoutMs: 100 }, clock);
+    const store = createKeyValueStore({ ...upstash, redisUrl, timeoutMs: 100 }, { clock, database });
     expect(store.kind).toBe("upstash");
     await store.close();
   });
 
   test("picks Redis when only a Redis URL is set", async () => {
-    const store = createKeyValueStore({ redisUrl, timeoutMs: 100 }, clock);
+    const store = createKeyValueStore({ redisUrl, timeoutMs: 100 }, { clock, database });
     expect(store.kind).toBe("redis");
     await store.close();
   });
 
-  test("picks the in-process store otherwise, driven by the given clock and bound", async () => {
-    const own = manualClock();
-    const store = createKeyValueStore({ memoryMaxEntries: 1, timeoutMs: 100 }, own);
-    expect(store.kind).toBe("memory");
-    await store.set("a", "1", 1);
-    await store.set("b", "2", 1);
-    expect(await store.get("a")).toBeNull();
-    expect(await store.get("b")).toBe("2");
-    own.advance(1000);
-    expect(await store.get("b")).toBeNull();
+  test("picks the database otherwise", async () => {
+    const store = createKeyValueStore({ timeoutMs: 100 }, { clock, database });
+    expect(store.kind).toBe("database");
+    await store.set("factory:a", "1", 60);
+    expect(await store.get("factory:a")).toBe("1");
+    await store.close();
   });
 
   test("treats empty settings as unset", async () => {
     const store = createKeyValueStore(
       { upstashUrl: "", upstashToken: "", redisUrl: "", timeoutMs: 100 },
-      clock,
+      { clock, database },
     );
-    expect(store.kind).toBe("memory");
+    expect(store.kind).toBe("database");
+    await store.close();
   });
 
   test("refuses half an Upstash configuration instead of falling back", () => {
     expect(() =>
-      createKeyValueStore({ upstashUrl: upstash.upstashUrl, redisUrl, timeoutMs: 100 }, clock),
+      createKeyValueStore({ upstashUrl: upstash.upstashUrl, redisUrl, timeoutMs: 100 }, { clock, database }),
     ).toThrow(/Upstash/);
-    expect(() => createKeyValueStore({ upstashToken: "token", timeoutMs: 100 }, clock)).toThrow(/Upstash/);
+    expect(() => createKeyValueStore({ upstashToken: "token", timeoutMs: 100 }, { clock, database })).toThrow(
+      /Upstash/,
+    );
   });
 });

@@ -214,6 +214,18 @@ describe("VIES status: an unreachable status endpoint", () => {
     expect(fake.calls.status).toBe(2);
     expect(logged().filter((line) => line.event === "vies_status_unreachable")).toHaveLength(1);
   });
+
+  test("a failure is never remembered longer than the status TTL", async () => {
+    const { fake, clock, status } = await harness({ ttlSeconds: 1, failureTtlSeconds: 10 });
+    fake.setStatus({ kind: "html", status: 503 });
+    await status.get();
+    fake.setStatus({ kind: "json" });
+    clock.advance(999);
+    expect(await status.get()).toEqual({ ok: false, detail: "HTTP_503" });
+    clock.advance(1);
+    expect((await status.get()).ok).toBe(true);
+    expect(fake.calls.status).toBe(2);
+  });
 });
 
 describe("VIES status: the VAT service's accessor", () => {
