@@ -9,6 +9,7 @@ import {
   numeric,
   pgTable,
   primaryKey,
+  smallint,
   text,
   timestamp,
   uniqueIndex,
@@ -34,6 +35,12 @@ export const apiKeys = pgTable(
     id: text("id").primaryKey(),
     kind: text("kind", { enum: ["direct", "gateway"] }).notNull(),
     secretHash: text("secret_hash"),
+    /**
+     * 1: a secret issued without a check (refused without a lookup only when its hash is not
+     * among the legacy keys); 2: a secret whose check is verified before any lookup. Old code
+     * inserting keys gets 1 by default.
+     */
+    secretVersion: smallint("secret_version").notNull().default(1),
     gatewaySubscriber: text("gateway_subscriber"),
     name: text("name"),
     planId: text("plan_id")
@@ -146,3 +153,13 @@ export const cacheEntries = pgTable(
   // The sweep deletes by expiry.
   (table) => [index("cache_entries_expires_at_idx").on(table.expiresAt)],
 );
+
+/**
+ * Secrets of the deployment, generated on its first start and shared by its instances:
+ * `key_check`, the key of the check inside API keys (`src/accounts/keys.ts`).
+ */
+export const serviceSecrets = pgTable("service_secrets", {
+  name: text("name").primaryKey(),
+  value: text("value").notNull(),
+  createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
+});

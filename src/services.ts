@@ -149,6 +149,7 @@ export function createServices(
       cacheTtlMs: config.KEY_CACHE_TTL_MS,
       gatewayProxySecret: config.GATEWAY_PROXY_SECRET ?? null,
       onDatabaseError: () => metrics.storeErrors.inc({ store: "database", operation: "authenticate" }),
+      onLookup: (result) => metrics.keyLookups.inc({ result }),
     }),
     rateLimiter: new RateLimiter(counter, clock),
     meter,

@@ -4,7 +4,8 @@ import type { Clock } from "../clock.ts";
 import { ApiError } from "../errors.ts";
 import type { PlanId } from "../http/schemas.ts";
 import type { KeyRecord, KeyStore } from "./key-store.ts";
-import { hashSecret, isWellFormedSecret } from "./keys.ts";
+import { LEGACY_PREFIX_LENGTH } from "./key-store.ts";
+import { hashSecret, hasValidCheck, type SecretShape, secretShape } from "./keys.ts";
 import type { Plan } from "./plans.ts";
 
 /** Who is calling, with the limits that apply to them. */
@@ -22,16 +23,24 @@ export type AuthenticatorOptions = {
   keys: KeyStore;
   plans: Record<PlanId, Plan>;
   clock: Clock;
-  /** How long a resolved key may be used without asking the database again. */
+  /** How long a resolved key (or a key found missing) may be used without asking the database again. */
   cacheTtlMs: number;
   /** The shared secret the marketplace gateway sends; null disables the gateway route. */
   gatewayProxySecret: string | null;
+  /** Keys held in process, at most. */
   maxCachedKeys?: number;
+  /** Keys found missing held in process, at most: apart from real keys, so misses never evict them. */
+  maxMissingKeys?: number;
   /** Told when a lookup fails because the database does, for metrics. */
   onDatabaseError?: () => void;
+  /** Told of every key the database is asked for, for metrics. */
+  onLookup?: (result: "found" | "missing") => void;
 };
 
 const GATEWAY_HEADERS = ["x-gateway-proxy-secret", "x-gateway-user", "x-gateway-key", "x-gateway-host"];
+
+/** How often the hashes of the keys issued without a check are read again. */
+const LEGACY_REFRESH_MS = 60_000;
 
 /** The limits that apply to a key: its own overrides, else its plan's. */
 export function accountOf(record: KeyRecord, plans: Record<PlanId, Plan>): Account {
@@ -47,24 +56,32 @@ export function accountOf(record: KeyRecord, plans: Record<PlanId, Plan>): Accou
   };
 }
 
-type CacheEntry = { record: KeyRecord | null; fetchedAt: number };
+type Cached<T> = { value: T; fetchedAt: number };
 
 function digest(value: string): Buffer {
   return createHash("sha256").update(value).digest();
 }
 
+const INVALID_KEY = "the API key is not valid";
+
 /**
- * Resolves the credential of a request to an Account. Resolved keys — and unknown ones —
- * are kept in process for at most `cacheTtlMs`, so a busy key costs no database round
- * trip, and a revocation reaches every instance within that bound. Past half the bound a
- * key is refreshed in the background; past the bound the request waits for the database.
+ * Resolves the credential of a request to an Account. Resolved keys — and, in a cache of
+ * their own, keys found missing — are kept in process for at most `cacheTtlMs`, so a busy key
+ * costs no database round trip, a revocation reaches every instance within that bound, and a
+ * flood of unknown keys never evicts a real one. Past half the bound a key is refreshed in the
+ * background; past the bound the request waits for the database. A forged key is refused
+ * before any lookup: a key with a check must carry the right one, and a key without one must
+ * be among the keys issued before checks existed (their hashes are held in process).
  */
 export class Authenticator {
-  private readonly cache = new Map<string, CacheEntry>();
+  private readonly found = new Map<string, Cached<KeyRecord>>();
+  private readonly missing = new Map<string, Cached<null>>();
   private readonly inflight = new Map<string, Promise<void>>();
   private readonly gatewaySecretDigest: Buffer | null;
   /** Lookups of many keys travel in one query: busy services refresh hundreds of keys a second. */
   private readonly directKeys: Batcher<string, KeyRecord | null>;
+  private legacy: Cached<Set<string>> | null = null;
+  private legacyLoad: Promise<Set<string>> | null = null;
 
   constructor(private readonly options: AuthenticatorOptions) {
     this.gatewaySecretDigest =
@@ -85,11 +102,19 @@ export class Authenticator {
         "send your API key in the X-API-Key header (or Authorization: Bearer)",
       );
     }
-    if (!isWellFormedSecret(secret)) throw new ApiError("unauthorized", "the API key is not valid");
-    const record = await this.lookup(`d:${hashSecret(secret)}`, (cacheKey) =>
-      this.directKeys.submit(cacheKey.slice(2)),
-    );
-    if (!record) throw new ApiError("unauthorized", "the API key is not valid");
+    const shape = secretShape(secret);
+    if (shape === null) throw new ApiError("unauthorized", INVALID_KEY);
+    const hash = hashSecret(secret);
+    const cacheKey = `d:${hash}`;
+    if (
+      !this.found.has(cacheKey) &&
+      !this.missing.has(cacheKey) &&
+      !(await this.plausible(secret, shape, hash))
+    ) {
+      throw new ApiError("unauthorized", INVALID_KEY);
+    }
+    const record = await this.lookup(cacheKey, () => this.directKeys.submit(hash));
+    if (!record) throw new ApiError("unauthorized", INVALID_KEY);
     return this.accountOf(record);
   }
 
@@ -105,8 +130,8 @@ export class Authenticator {
     if (subscriber === "" || subscriber.length > 200) {
       throw new ApiError("unauthorized", "the gateway did not identify the subscriber");
     }
-    const record = await this.lookup(`g:${subscriber}`, (cacheKey) =>
-      this.options.keys.gatewaySubscriber(cacheKey.slice(2)),
+    const record = await this.lookup(`g:${subscriber}`, () =>
+      this.options.keys.gatewaySubscriber(subscriber),
     );
     if (!record) throw new ApiError("unauthorized", "the gateway did not identify the subscriber");
     return this.accountOf(record);
@@ -117,49 +142,112 @@ export class Authenticator {
     return accountOf(record, this.options.plans);
   }
 
-  private async lookup(
-    cacheKey: string,
-    load: (cacheKey: string) => Promise<KeyRecord | null>,
-  ): Promise<KeyRecord | null> {
-    const age = (entry: CacheEntry | undefined) =>
+  /**
+   * Whether a key not held in process could exist, without asking for it: its check is right,
+   * or it is one of the keys issued without a check.
+   */
+  private async plausible(secret: string, shape: SecretShape, hash: string): Promise<boolean> {
+    try {
+      if (shape === "checked") return hasValidCheck(secret, await this.options.keys.checkKey());
+      return (await this.legacyPrefixes()).has(hash.slice(0, LEGACY_PREFIX_LENGTH));
+    } catch {
+      throw this.databaseUnavailable();
+    }
+  }
+
+  /** The hash prefixes of the keys issued without a check, read again in the background every minute. */
+  private legacyPrefixes(): Promise<Set<string>> {
+    const now = this.options.clock.now();
+    if (this.legacy && now - this.legacy.fetchedAt < LEGACY_REFRESH_MS)
+      return Promise.resolve(this.legacy.value);
+    if (!this.legacyLoad) {
+      this.legacyLoad = this.options.keys
+        .legacyHashPrefixes()
+        .then((prefixes) => {
+          this.legacy = { value: new Set(prefixes), fetchedAt: now };
+          return this.legacy.value;
+        })
+        .finally(() => {
+          this.legacyLoad = null;
+        });
+    }
+    // Until the first read nothing is known; afterwards the last read serves while the next runs.
+    if (this.legacy) {
+      this.legacyLoad.catch(() => {});
+      return Promise.resolve(this.legacy.value);
+    }
+    return this.legacyLoad;
+  }
+
+  private databaseUnavailable(): ApiError {
+    this.options.onDatabaseError?.();
+    return new ApiError("service_unavailable", "the key database is unreachable; try again shortly", {
+      retryAfter: 5,
+    });
+  }
+
+  private held(cacheKey: string): Cached<KeyRecord | null> | undefined {
+    return this.found.get(cacheKey) ?? this.missing.get(cacheKey);
+  }
+
+  private async lookup(cacheKey: string, load: () => Promise<KeyRecord | null>): Promise<KeyRecord | null> {
+    const age = (entry: Cached<KeyRecord | null> | undefined) =>
       entry ? this.options.clock.now() - entry.fetchedAt : Infinity;
     const ttl = this.options.cacheTtlMs;
-    const entry = this.cache.get(cacheKey);
+    const entry = this.held(cacheKey);
     if (age(entry) < ttl) {
       // A failed background refresh is retried by a later request; the entry stays valid until its bound.
       if (age(entry) >= ttl / 2) this.refresh(cacheKey, load).catch(() => {});
-      return entry?.record ?? null;
+      return entry?.value ?? null;
     }
     try {
       await this.refresh(cacheKey, load);
     } catch {
-      this.options.onDatabaseError?.();
-      throw new ApiError("service_unavailable", "the key database is unreachable; try again shortly", {
-        retryAfter: 5,
-      });
+      throw this.databaseUnavailable();
     }
-    return this.cache.get(cacheKey)?.record ?? null;
+    return this.held(cacheKey)?.value ?? null;
   }
 
   /** One database lookup per key at a time, however many requests are waiting for it. */
-  private refresh(cacheKey: string, load: (cacheKey: string) => Promise<KeyRecord | null>): Promise<void> {
+  private refresh(cacheKey: string, load: () => Promise<KeyRecord | null>): Promise<void> {
     let flight = this.inflight.get(cacheKey);
     if (!flight) {
       // Stamped with when the lookup started: the answer is no newer than that, so the bound
       // on trusting it (and on a revocation's delay) holds from there.
       const fetchedAt = this.options.clock.now();
-      flight = load(cacheKey)
+      flight = load()
         .then((record) => {
-          this.cache.delete(cacheKey);
-          this.cache.set(cacheKey, { record, fetchedAt });
-          const oldest =
-            this.cache.size > (this.options.maxCachedKeys ?? 100_000) ? this.cache.keys().next() : null;
-          if (oldest && !oldest.done) this.cache.delete(oldest.value);
+          this.options.onLookup?.(record ? "found" : "missing");
+          this.found.delete(cacheKey);
+          this.missing.delete(cacheKey);
+          if (record)
+            remember(
+              this.found,
+              cacheKey,
+              { value: record, fetchedAt },
+              this.options.maxCachedKeys ?? 100_000,
+            );
+          else
+            remember(
+              this.missing,
+              cacheKey,
+              { value: null, fetchedAt },
+              this.options.maxMissingKeys ?? 10_000,
+            );
         })
         .finally(() => this.inflight.delete(cacheKey));
       this.inflight.set(cacheKey, flight);
     }
     return flight;
+  }
+}
+
+/** Adds an entry to a first-in-first-out cache held to `max` entries. */
+function remember<T>(cache: Map<string, T>, key: string, value: T, max: number): void {
+  cache.set(key, value);
+  if (cache.size > max) {
+    const oldest = cache.keys().next();
+    if (!oldest.done) cache.delete(oldest.value);
   }
 }
 

@@ -1,8 +1,8 @@
 import { asc, eq, inArray, sql } from "drizzle-orm";
-import { apiKeys, plans } from "../../db/schema.ts";
+import { apiKeys, plans, serviceSecrets } from "../../db/schema.ts";
 import type { Database } from "../db.ts";
 import type { PlanId } from "../http/schemas.ts";
-import { gatewayKeyId, generateKeyId, generateSecret, hashSecret } from "./keys.ts";
+import { gatewayKeyId, generateCheckKey, generateKeyId, generateSecret, hashSecret } from "./keys.ts";
 import type { Plan } from "./plans.ts";
 
 export type KeyRecord = {
@@ -28,9 +28,49 @@ const keyColumns = {
   revokedAt: apiKeys.revokedAt,
 };
 
+/** How many hex characters of a legacy key's hash are kept in memory to recognise it. */
+export const LEGACY_PREFIX_LENGTH = 16;
+
 /** Keys and plans in the database. The only module that writes to `api_keys` or `plans`. */
 export class KeyStore {
+  private checkKeyLoad: Promise<Buffer> | null = null;
+
   constructor(private readonly database: Database) {}
+
+  /**
+   * The deployment's key for the checks inside API keys: created by the first instance that
+   * asks, the same for all of them afterwards.
+   */
+  checkKey(): Promise<Buffer> {
+    if (!this.checkKeyLoad) {
+      this.checkKeyLoad = (async () => {
+        await this.database.db
+          .insert(serviceSecrets)
+          .values({ name: "key_check", value: generateCheckKey().toString("base64") })
+          .onConflictDoNothing();
+        const [row] = await this.database.db
+          .select({ value: serviceSecrets.value })
+          .from(serviceSecrets)
+          .where(eq(serviceSecrets.name, "key_check"));
+        if (!row) throw new Error("the key check secret vanished after insert");
+        return Buffer.from(row.value, "base64");
+      })();
+      // A failed load is tried again by the next caller.
+      this.checkKeyLoad.catch(() => {
+        this.checkKeyLoad = null;
+      });
+    }
+    return this.checkKeyLoad;
+  }
+
+  /** The first LEGACY_PREFIX_LENGTH characters of the hashes of every key issued without a check. */
+  async legacyHashPrefixes(): Promise<string[]> {
+    const rows = await this.database.db
+      .select({ prefix: sql<string>`left(${apiKeys.secretHash}, ${LEGACY_PREFIX_LENGTH})` })
+      .from(apiKeys)
+      .where(sql`${apiKeys.secretVersion} = 1 AND ${apiKeys.secretHash} IS NOT NULL`);
+    return rows.map((row) => row.prefix);
+  }
 
   /** Makes the `plans` table match the catalogue in code. */
   async syncPlans(catalogue: Record<PlanId, Plan>): Promise<void> {
@@ -79,13 +119,14 @@ export class KeyStore {
     monthlyQuota: number | null;
     ratePerMinute: number | null;
   }): Promise<{ record: KeyRecord; secret: string }> {
-    const secret = generateSecret();
+    const secret = generateSecret(await this.checkKey());
     const rows = await this.database.db
       .insert(apiKeys)
       .values({
         id: generateKeyId(),
         kind: "direct",
         secretHash: hashSecret(secret),
+        secretVersion: 2,
         name: input.name,
         planId: input.planId,
         monthlyQuota: input.monthlyQuota,

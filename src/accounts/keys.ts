@@ -1,10 +1,20 @@
-import { createHash, randomBytes } from "node:crypto";
+import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 
 /** Every secret starts with this, so leaked keys are recognisable (and greppable by scanners). */
 export const SECRET_PREFIX = "vsk_";
-const SECRET_BODY_LENGTH = 43;
 const ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
-const SECRET_PATTERN = new RegExp(`^${SECRET_PREFIX}[0-9A-Za-z]{${SECRET_BODY_LENGTH}}$`);
+/** 43 base-62 characters: 256 bits of entropy. */
+const RANDOM_LENGTH = 43;
+/** The check appended to keys issued since checks exist: about 35 bits. */
+const CHECK_LENGTH = 6;
+const CHECKED_PATTERN = new RegExp(`^${SECRET_PREFIX}[0-9A-Za-z]{${RANDOM_LENGTH + CHECK_LENGTH}}$`);
+const LEGACY_PATTERN = new RegExp(`^${SECRET_PREFIX}[0-9A-Za-z]{${RANDOM_LENGTH}}$`);
+
+/**
+ * The shapes a secret can have: `checked` (issued with a check over its random part) or
+ * `legacy` (issued before checks existed, which still work); null for anything else.
+ */
+export type SecretShape = "checked" | "legacy";
 
 /** Uniform characters from the CSPRNG: bytes at or above the largest multiple of the alphabet size are skipped. */
 function randomString(length: number, alphabet: string): string {
@@ -18,18 +28,46 @@ function randomString(length: number, alphabet: string): string {
   return out;
 }
 
-/** A new secret: the prefix and 43 base-62 characters (256 bits of entropy). */
-export function generateSecret(): string {
-  return SECRET_PREFIX + randomString(SECRET_BODY_LENGTH, ALPHABET);
+/** HMAC-SHA256 of the random part under the deployment's check key, as base-62 characters. */
+function checkOf(random: string, checkKey: Buffer): string {
+  const mac = createHmac("sha256", checkKey).update(random).digest();
+  let out = "";
+  for (let i = 0; i < CHECK_LENGTH; i++) out += ALPHABET[(mac[i] as number) % ALPHABET.length];
+  return out;
+}
+
+/**
+ * A new secret: the prefix, 43 random base-62 characters (256 bits) and a 6-character check
+ * keyed by `checkKey`, the deployment's secret — so a forged key is refused without a
+ * database lookup by anyone who does not hold that key.
+ */
+export function generateSecret(checkKey: Buffer): string {
+  const random = randomString(RANDOM_LENGTH, ALPHABET);
+  return SECRET_PREFIX + random + checkOf(random, checkKey);
+}
+
+export function secretShape(secret: string): SecretShape | null {
+  if (CHECKED_PATTERN.test(secret)) return "checked";
+  if (LEGACY_PATTERN.test(secret)) return "legacy";
+  return null;
+}
+
+/** Whether a `checked` secret carries the check its random part has under `checkKey`. */
+export function hasValidCheck(secret: string, checkKey: Buffer): boolean {
+  const random = secret.slice(SECRET_PREFIX.length, SECRET_PREFIX.length + RANDOM_LENGTH);
+  const check = Buffer.from(secret.slice(SECRET_PREFIX.length + RANDOM_LENGTH));
+  const expected = Buffer.from(checkOf(random, checkKey));
+  return check.length === expected.length && timingSafeEqual(check, expected);
+}
+
+/** A new key for checks: 32 random bytes. */
+export function generateCheckKey(): Buffer {
+  return randomBytes(32);
 }
 
 /** A new public key id, safe to log and to show in usage reports. */
 export function generateKeyId(): string {
   return `key_${randomString(16, "0123456789abcdefghijklmnopqrstuvwxyz")}`;
-}
-
-export function isWellFormedSecret(secret: string): boolean {
-  return SECRET_PATTERN.test(secret);
 }
 
 /** What the database stores instead of the secret. */

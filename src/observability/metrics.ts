@@ -63,6 +63,12 @@ export function createMetrics() {
       labelNames: ["reason"] as const,
       registers: [registry],
     }),
+    keyLookups: new Counter({
+      name: "key_lookups_total",
+      help: "API keys looked up in the database (not held in process), by result: found or missing",
+      labelNames: ["result"] as const,
+      registers: [registry],
+    }),
     storeErrors: new Counter({
       name: "store_errors_total",
       help: "Failures of the database or of the cache/shared store, by store and operation",

@@ -39,11 +39,14 @@ test("usage left in usage_journal by the previous version is in usage_months aft
     await migrate(database.db as unknown as ReturnType<typeof drizzle>, {
       migrationsFolder: migrationsUpTo(4),
     });
-    const keys = new KeyStore(database);
-    await keys.syncPlans(planCatalogue(600));
-    const create = async () =>
-      (await keys.create({ planId: "free", name: "t", monthlyQuota: null, ratePerMinute: null })).record.id;
-    const [a, b] = [await create(), await create()];
+    await new KeyStore(database).syncPlans(planCatalogue(600));
+    // Keys as the schema of that time holds them.
+    const [a, b] = ["key_journal0000000a", "key_journal0000000b"];
+    for (const id of [a, b]) {
+      await database.rows(
+        sql`INSERT INTO api_keys (id, kind, secret_hash, plan_id) VALUES (${id}, 'direct', ${`hash-${id}`}, 'free')`,
+      );
+    }
     await database.rows(
       sql`INSERT INTO usage_months (key_id, month, requests, used) VALUES (${a}, '2026-03-01', 10, 7)`,
     );

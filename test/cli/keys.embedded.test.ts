@@ -65,7 +65,7 @@ describe("with the server running, keys go through its admin socket", () => {
     expect(Object.keys(basic).sort()).toEqual(["api_key", "key_id", "plan"]);
     expect(basic.plan).toBe("basic");
     expect(basic.key_id).toMatch(/^key_[0-9a-z]{16}$/);
-    expect(basic.api_key).toMatch(/^vsk_[0-9A-Za-z]{43}$/);
+    expect(basic.api_key).toMatch(/^vsk_[0-9A-Za-z]{49}$/);
     // The server still owns the directory, so the command cannot have opened the database
     // itself: the key reached the server's database through the socket.
     expect(ownerPid()).toBe(String(server.pid));
@@ -187,7 +187,7 @@ describe("with no server running, keys open the data directory themselves", () =
 
   test("create works offline and releases the directory when done", async () => {
     offline = await create(["--plan", "basic", "--name", "issued offline"]);
-    expect(offline.api_key).toMatch(/^vsk_[0-9A-Za-z]{43}$/);
+    expect(offline.api_key).toMatch(/^vsk_[0-9A-Za-z]{49}$/);
     expect(readFileSync(join(dataDir, "owner.pid"), "utf8")).toBe("");
     const exit = await box.keys(["revoke", "key_doesnotexist0000"], env);
     expect(exit).toMatchObject({ code: 1, stdout: "", stderr: "keys revoke: no key key_doesnotexist0000\n" });

@@ -56,7 +56,7 @@ describe.if(Boolean(process.env.DATABASE_URL))("keys on Postgres, with the serve
     const key = await create(["--plan", "pro", "--name", "postgres shop"]);
     expect(Object.keys(key).sort()).toEqual(["api_key", "key_id", "plan"]);
     expect(key.key_id).toMatch(/^key_[0-9a-z]{16}$/);
-    expect(key.api_key).toMatch(/^vsk_[0-9A-Za-z]{43}$/);
+    expect(key.api_key).toMatch(/^vsk_[0-9A-Za-z]{49}$/);
     const answer = await validateIban(server, key.api_key);
     expect(answer.status).toBe(200);
     expect(answer.headers.get("x-quota-limit")).toBe("10000");

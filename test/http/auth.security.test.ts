@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { apiKeys } from "../../db/schema.ts";
+import { hashSecret } from "../../src/accounts/keys.ts";
 import type { Usage, ValidateResponse } from "../../src/http/schemas.ts";
 import { type Harness, startHarness } from "../support/harness.ts";
 
@@ -156,4 +158,66 @@ describe("the marketplace gateway", () => {
       await off.close();
     }
   });
+});
+
+describe("forged keys", () => {
+  const ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+  const randomKey = (length: number) =>
+    `vsk_${Array.from({ length }, () => ALPHABET[Math.floor(Math.random() * ALPHABET.length)]).join("")}`;
+
+  test("a key issued before checks existed keeps working, and is refused when revoked", async () => {
+    const legacy = await startHarness();
+    try {
+      const secret = randomKey(43);
+      const id = `key_legacy${run.slice(0, 8)}`;
+      await legacy.services.database.db
+        .insert(apiKeys)
+        .values({ id, kind: "direct", secretHash: hashSecret(secret), planId: "basic" });
+      expect((await legacy.validate(secret, IBAN)).status).toBe(200);
+      await legacy.services.keyAdmin.revoke(id);
+      expect((await legacy.validate(secret, IBAN)).status).toBe(403);
+    } finally {
+      await legacy.close();
+    }
+  });
+
+  test("100,000 random well-formed keys while real keys are used: the real ones stay cached, lookups stay bounded", async () => {
+    const flooded = await startHarness({ env: { KEY_CACHE_TTL_MS: "60000" } });
+    try {
+      const real = [await flooded.createKey("pro"), await flooded.createKey("pro")].map(
+        (created) => created.secret,
+      );
+      // Two keys as the previous version issued them: no check, secret_version 1.
+      for (const secret of [randomKey(43), randomKey(43)]) {
+        await flooded.services.database.db.insert(apiKeys).values({
+          id: `key_${crypto.randomUUID().slice(0, 16)}`,
+          kind: "direct",
+          secretHash: hashSecret(secret),
+          planId: "pro",
+        });
+        real.push(secret);
+      }
+      const lookups = async () =>
+        (await flooded.services.metrics.keyLookups.get()).values.reduce((sum, value) => sum + value.value, 0);
+      const usage = (secret: string) =>
+        flooded.app.handle(new Request("http://localhost/usage", { headers: { "x-api-key": secret } }));
+      for (const secret of real) expect((await usage(secret)).status).toBe(200);
+      const afterFirstUse = await lookups();
+      expect(afterFirstUse).toBe(real.length);
+
+      const refused = new Map<number, number>();
+      for (let i = 0; i < 100_000; i++) {
+        // Both shapes: with a (wrong) check, and without one, as keys issued before checks.
+        const status = (await usage(randomKey(i % 2 === 0 ? 49 : 43))).status;
+        refused.set(status, (refused.get(status) ?? 0) + 1);
+        if (i % 5_000 === 0) for (const secret of real) expect((await usage(secret)).status).toBe(200);
+      }
+      expect(Object.fromEntries(refused)).toEqual({ 401: 100_000 });
+      for (const secret of real) expect((await usage(secret)).status).toBe(200);
+      // The real keys were never looked up again, and no forged one was looked up at all.
+      expect(await lookups()).toBe(afterFirstUse);
+    } finally {
+      await flooded.close();
+    }
+  }, 120_000);
 });
