@@ -175,6 +175,7 @@ export function buildApp(deps: AppDeps) {
         response: { 200: "ViesStatus", ...errorResponses(503) },
         detail: {
           summary: "Live VIES availability per member state (cached for 60 seconds)",
+          security: [],
           responses: {
             200: {
               description: "Live VIES availability per member state, cached for 60 seconds",
@@ -190,7 +191,11 @@ export function buildApp(deps: AppDeps) {
     )
     .get("/health", () => ({ status: "ok" as const, registry_version: deps.iban.registryVersion }), {
       response: { 200: "Health" },
-      detail: { summary: "Liveness probe", responses: { 200: { description: "The service is alive" } } },
+      detail: {
+        summary: "Liveness probe",
+        security: [],
+        responses: { 200: { description: "The service is alive" } },
+      },
     })
     .use(readiness({ pingDatabase: deps.pingDatabase, pingStore: deps.pingStore }))
     .use(metricsEndpoint(deps.metrics, deps.config.METRICS_TOKEN ?? null));

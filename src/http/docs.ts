@@ -145,6 +145,8 @@ function completed(app: AnyElysia, generated: GeneratedDocument, info: DocumentI
   return {
     openapi: OPENAPI_VERSION,
     info,
+    // The document is served by the API it describes: its paths are relative to where it was read.
+    servers: [{ url: "/", description: "this service" }],
     paths,
     components: {
       securitySchemes: {
@@ -211,7 +213,12 @@ function swaggerUiDirectory(): string {
   return dirname(require.resolve("swagger-ui-dist/package.json"));
 }
 
-type DocumentInfo = { title: string; version: string; description: string };
+type DocumentInfo = {
+  title: string;
+  version: string;
+  description: string;
+  license: { name: string; identifier: string };
+};
 
 const SPEC_PATH = "/swagger/json";
 
@@ -230,7 +237,12 @@ export function docs(options: { version: string; description: string }) {
       { file: Bun.file(join(assetDirectory, name)), type },
     ]),
   );
-  const info: DocumentInfo = { title: "VAT and IBAN validation API", ...options };
+  const info: DocumentInfo = {
+    title: "VAT and IBAN validation API",
+    ...options,
+    // SPDX's form for a licence of one's own: the API and its description are not open source.
+    license: { name: "Proprietary", identifier: "LicenseRef-Proprietary" },
+  };
   const hidden = { detail: { hide: true } };
   const plugin = new Elysia({ name: "docs" });
   // The plugin keeps its document until the routes change; so is its completed form kept.

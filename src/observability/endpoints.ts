@@ -57,19 +57,21 @@ function digest(value: string): Buffer {
 }
 
 /**
- * GET /metrics in the Prometheus text format. Open by default; with a token configured it
- * requires `Authorization: Bearer <token>`.
+ * GET /metrics in the Prometheus text format, for `Authorization: Bearer <token>` only: it
+ * tells anyone who can read it billed units per plan and VIES's failure rates. With no token
+ * configured the route is off (404).
  */
 export function metricsEndpoint(metrics: Metrics, token: string | null) {
   const expected = token === null ? null : digest(`Bearer ${token}`);
   return new Elysia({ name: "metrics-endpoint" }).get(
     "/metrics",
     async ({ request }) => {
-      if (expected !== null) {
-        const offered = request.headers.get("authorization") ?? "";
-        if (!timingSafeEqual(digest(offered), expected)) {
-          throw new ApiError("unauthorized", "send Authorization: Bearer <METRICS_TOKEN>");
-        }
+      if (expected === null) {
+        throw new ApiError("not_found", "metrics are off: set METRICS_TOKEN to serve them here");
+      }
+      const offered = request.headers.get("authorization") ?? "";
+      if (!timingSafeEqual(digest(offered), expected)) {
+        throw new ApiError("unauthorized", "send Authorization: Bearer <METRICS_TOKEN>");
       }
       return new Response(await metrics.registry.metrics(), {
         headers: { "content-type": metrics.registry.contentType },

@@ -111,14 +111,14 @@ describe("GET /metrics", () => {
     expect(after).toContain("process_resident_memory_bytes");
   });
 
-  test("is open when no token is configured", async () => {
-    const open = await startHarness();
+  test("is off when no token is configured: billing and failure figures are nobody's business", async () => {
+    const closed = await startHarness();
     try {
-      const response = await open.app.handle(new Request("http://localhost/metrics"));
-      expect(response.status).toBe(200);
-      expect(await response.text()).toContain("http_requests_total");
+      const response = await closed.app.handle(new Request("http://localhost/metrics"));
+      expect(response.status).toBe(404);
+      expect(await checkContract("GET /metrics", response)).toMatchObject({ error: { code: "not_found" } });
     } finally {
-      await open.close();
+      await closed.close();
     }
   });
 });

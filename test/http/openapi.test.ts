@@ -273,7 +273,7 @@ describe("the OpenAPI document", () => {
     });
     expect(document.security).toBeUndefined();
     for (const route of Object.keys(ROUTES)) {
-      const expected = PROTECTED.has(route) ? [{ ApiKey: [] }] : undefined;
+      const expected = PROTECTED.has(route) ? [{ ApiKey: [] }] : [];
       expect({ route, security: operation(route).security }).toEqual({ route, security: expected });
     }
   });
