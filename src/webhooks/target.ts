@@ -1,0 +1,160 @@
+import { lookup as dnsLookup } from "node:dns/promises";
+import { isIP } from "node:net";
+
+/** What a webhook URL may point at. Both are off in production; tests turn them on. */
+export type WebhookPolicy = {
+  /** Plain `http://` URLs (WEBHOOK_ALLOW_HTTP). */
+  allowHttp: boolean;
+  /** Loopback, private, link-local and other non-public addresses (WEBHOOK_ALLOW_PRIVATE). */
+  allowPrivate: boolean;
+};
+
+export class WebhookTargetError extends Error {
+  override name = "WebhookTargetError";
+}
+
+/** An address a host name resolved to, as `dns.lookup` gives it. */
+export type ResolvedAddress = { address: string; family: 4 | 6 };
+
+export type Resolver = (host: string) => Promise<ResolvedAddress[]>;
+
+const systemResolver: Resolver = async (host) =>
+  (await dnsLookup(host, { all: true, verbatim: true })).map(({ address, family }) => ({
+    address,
+    family: family === 6 ? 6 : 4,
+  }));
+
+const MAX_URL_LENGTH = 2048;
+
+/** Checks the form of a webhook URL, without resolving it; throws WebhookTargetError. */
+export function parseWebhookUrl(raw: string, policy: WebhookPolicy): URL {
+  if (raw.length > MAX_URL_LENGTH) throw new WebhookTargetError(`must be at most ${MAX_URL_LENGTH} characters`);
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new WebhookTargetError("is not an absolute URL");
+  }
+  if (url.protocol !== "https:" && !(url.protocol === "http:" && policy.allowHttp)) {
+    throw new WebhookTargetError(policy.allowHttp ? "must be an http or https URL" : "must be an https URL");
+  }
+  if (url.username || url.password) throw new WebhookTargetError("must not carry credentials");
+  if (url.hostname === "") throw new WebhookTargetError("has no host");
+  return url;
+}
+
+/**
+ * The address to deliver to: the host resolved once, every address it resolves to checked
+ * (a name with one public and one private address is refused), and the first returned — the
+ * caller connects to exactly that, so a second lookup cannot point somewhere else (DNS
+ * rebinding). Throws WebhookTargetError naming what is refused.
+ */
+export async function resolveWebhookTarget(
+  url: URL,
+  policy: WebhookPolicy,
+  resolve: Resolver = systemResolver,
+): Promise<ResolvedAddress> {
+  const host = url.hostname.replace(/^\[(.*)\]$/, "$1");
+  let addresses: ResolvedAddress[];
+  try {
+    addresses = isIP(host) ? [{ address: host, family: isIP(host) === 6 ? 6 : 4 }] : await resolve(host);
+  } catch {
+    throw new WebhookTargetError(`its host ${host} does not resolve`);
+  }
+  if (addresses.length === 0) throw new WebhookTargetError(`its host ${host} does not resolve`);
+  if (!policy.allowPrivate) {
+    const refused = addresses.find(({ address }) => !isPublicAddress(address));
+    if (refused) {
+      throw new WebhookTargetError(
+        `its host ${host} is ${refused.address === host ? "" : `at ${refused.address}, `}not a public address`,
+      );
+    }
+  }
+  return addresses[0] as ResolvedAddress;
+}
+
+type Range = [bigint, bigint];
+
+function ipv4ToBigInt(address: string): bigint {
+  return address.split(".").reduce((value, part) => (value << 8n) | BigInt(Number(part)), 0n);
+}
+
+function ipv6ToBigInt(address: string): bigint {
+  let text = address.toLowerCase().replace(/%.*$/, "");
+  // An IPv4 tail (::ffff:127.0.0.1) becomes two groups.
+  const tail = /(\d+\.\d+\.\d+\.\d+)$/.exec(text)?.[1];
+  if (tail) {
+    const v4 = ipv4ToBigInt(tail);
+    text = `${text.slice(0, -tail.length)}${(v4 >> 16n).toString(16)}:${(v4 & 0xffffn).toString(16)}`;
+  }
+  const [head = "", rest] = text.split("::");
+  const left = head === "" ? [] : head.split(":");
+  const right = rest === undefined || rest === "" ? [] : rest.split(":");
+  const groups =
+    rest === undefined ? left : [...left, ...Array(8 - left.length - right.length).fill("0"), ...right];
+  return groups.reduce((value, group) => (value << 16n) | BigInt(Number.parseInt(group || "0", 16)), 0n);
+}
+
+const cidr = (base: bigint, prefix: number, bits: number): Range => {
+  const size = 1n << BigInt(bits - prefix);
+  return [base, base + size - 1n];
+};
+const v4 = (text: string): Range => {
+  const [base = "", prefix = "32"] = text.split("/");
+  return cidr(ipv4ToBigInt(base), Number(prefix), 32);
+};
+const v6 = (text: string): Range => {
+  const [base = "", prefix = "128"] = text.split("/");
+  return cidr(ipv6ToBigInt(base), Number(prefix), 128);
+};
+
+/** IPv4 space that is not the public internet (RFC 6890 and neighbours), metadata services included. */
+const NON_PUBLIC_V4 = [
+  "0.0.0.0/8",
+  "10.0.0.0/8",
+  "100.64.0.0/10",
+  "127.0.0.0/8",
+  "169.254.0.0/16",
+  "172.16.0.0/12",
+  "192.0.0.0/24",
+  "192.0.2.0/24",
+  "192.88.99.0/24",
+  "192.168.0.0/16",
+  "198.18.0.0/15",
+  "198.51.100.0/24",
+  "203.0.113.0/24",
+  "224.0.0.0/4",
+  "240.0.0.0/4",
+].map(v4);
+
+const NON_PUBLIC_V6 = [
+  "::/128",
+  "::1/128",
+  "100::/64",
+  "2001:db8::/32",
+  "fc00::/7",
+  "fe80::/10",
+  "ff00::/8",
+].map(v6);
+
+/** IPv6 forms that carry an IPv4 address, which is what decides. */
+const EMBEDS_V4 = ["::ffff:0:0/96", "64:ff9b::/96", "::/96"].map(v6);
+
+/** Whether an address is on the public internet: not loopback, private, link-local, metadata, multicast or reserved. */
+export function isPublicAddress(address: string): boolean {
+  const family = isIP(address);
+  if (family === 4) {
+    const value = ipv4ToBigInt(address);
+    return !NON_PUBLIC_V4.some(([low, high]) => value >= low && value <= high);
+  }
+  if (family !== 6) return false;
+  const value = ipv6ToBigInt(address);
+  if (NON_PUBLIC_V6.some(([low, high]) => value >= low && value <= high)) return false;
+  const embedding = EMBEDS_V4.find(([low, high]) => value >= low && value <= high);
+  if (embedding) {
+    const inner = value & 0xffffffffn;
+    const dotted = [24n, 16n, 8n, 0n].map((shift) => String((inner >> shift) & 0xffn)).join(".");
+    return isPublicAddress(dotted);
+  }
+  return true;
+}
