@@ -28,7 +28,8 @@ const MAX_URL_LENGTH = 2048;
 
 /** Checks the form of a webhook URL, without resolving it; throws WebhookTargetError. */
 export function parseWebhookUrl(raw: string, policy: WebhookPolicy): URL {
-  if (raw.length > MAX_URL_LENGTH) throw new WebhookTargetError(`must be at most ${MAX_URL_LENGTH} characters`);
+  if (raw.length > MAX_URL_LENGTH)
+    throw new WebhookTargetError(`must be at most ${MAX_URL_LENGTH} characters`);
   let url: URL;
   try {
     url = new URL(raw);
