@@ -2,10 +2,12 @@ import { sql } from "drizzle-orm";
 import {
   bigint,
   bigserial,
+  boolean,
   check,
   date,
   index,
   integer,
+  jsonb,
   numeric,
   pgTable,
   primaryKey,
@@ -163,3 +165,135 @@ export const serviceSecrets = pgTable("service_secrets", {
   value: text("value").notNull(),
   createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
 });
+
+/**
+ * Batches of VAT numbers and IBANs validated in the background (`src/batches/`). The counts
+ * are kept up to date in the transaction that finishes each item, so reading a batch is one
+ * row.
+ */
+export const batches = pgTable(
+  "batches",
+  {
+    id: text("id").primaryKey(),
+    keyId: text("key_id")
+      .notNull()
+      .references(() => apiKeys.id),
+    status: text("status", { enum: ["queued", "running", "completed", "cancelled"] })
+      .notNull()
+      .default("queued"),
+    total: integer("total").notNull(),
+    done: integer("done").notNull().default(0),
+    valid: integer("valid").notNull().default(0),
+    invalid: integer("invalid").notNull().default(0),
+    failed: integer("failed").notNull().default(0),
+    billed: integer("billed").notNull().default(0),
+    webhookUrl: text("webhook_url"),
+    createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
+    completedAt: timestamp("completed_at", { withTimezone: true, mode: "date" }),
+  },
+  (table) => [
+    index("batches_key_id_idx").on(table.keyId, table.createdAt),
+    // Workers look for the batches with work left; the retention sweep for old finished ones.
+    index("batches_active_idx").on(table.createdAt).where(sql`${table.status} IN ('queued', 'running')`),
+    index("batches_completed_at_idx").on(table.completedAt),
+  ],
+);
+
+/**
+ * The items of a batch, in input order. A pending item is claimed by a worker with a lease
+ * (`lease_token`, `lease_until`); the transaction that finishes it checks the token, so an
+ * item whose lease ran out and was claimed again is finished (and billed) once.
+ */
+export const batchItems = pgTable(
+  "batch_items",
+  {
+    batchId: text("batch_id")
+      .notNull()
+      .references(() => batches.id, { onDelete: "cascade" }),
+    index: integer("idx").notNull(),
+    reference: text("reference"),
+    vat: text("vat"),
+    iban: text("iban"),
+    status: text("status", { enum: ["pending", "done", "failed", "cancelled"] })
+      .notNull()
+      .default("pending"),
+    attempts: integer("attempts").notNull().default(0),
+    nextAttemptAt: timestamp("next_attempt_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
+    /** Set at the first upstream failure: retries stop here. */
+    retryUntil: timestamp("retry_until", { withTimezone: true, mode: "date" }),
+    leaseToken: text("lease_token"),
+    leaseUntil: timestamp("lease_until", { withTimezone: true, mode: "date" }),
+    vatResult: jsonb("vat_result"),
+    ibanResult: jsonb("iban_result"),
+    billable: boolean("billable").notNull().default(false),
+    error: jsonb("error"),
+    completedAt: timestamp("completed_at", { withTimezone: true, mode: "date" }),
+  },
+  (table) => [
+    primaryKey({ columns: [table.batchId, table.index] }),
+    index("batch_items_pending_idx").on(table.batchId, table.index).where(sql`${table.status} = 'pending'`),
+  ],
+);
+
+/**
+ * The record of every VAT number the authority answered fresh, from /validate or a batch
+ * item: the proof a customer shows an auditor. Kept VALIDATION_RECORD_DAYS.
+ */
+export const validationRecords = pgTable(
+  "validation_records",
+  {
+    requestId: text("request_id").primaryKey(),
+    keyId: text("key_id").notNull(),
+    vatNumber: text("vat_number").notNull(),
+    valid: boolean("valid").notNull(),
+    name: text("name"),
+    address: text("address"),
+    checkedAt: timestamp("checked_at", { withTimezone: true, mode: "date" }).notNull(),
+    consultationNumber: text("consultation_number"),
+    source: text("source").notNull(),
+    createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
+  },
+  (table) => [index("validation_records_created_at_idx").on(table.createdAt)],
+);
+
+/** The secret each key's webhooks are signed with (Standard Webhooks, `whsec_…`). */
+export const webhookSecrets = pgTable("webhook_secrets", {
+  keyId: text("key_id")
+    .primaryKey()
+    .references(() => apiKeys.id),
+  secret: text("secret").notNull(),
+  createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
+});
+
+/**
+ * Webhook messages to deliver: one per batch that completed or was cancelled with a
+ * `webhook_url`, retried with backoff until `give_up_at`. Claimed with a lease like batch items.
+ */
+export const webhookDeliveries = pgTable(
+  "webhook_deliveries",
+  {
+    id: text("id").primaryKey(),
+    batchId: text("batch_id")
+      .notNull()
+      .references(() => batches.id, { onDelete: "cascade" }),
+    keyId: text("key_id").notNull(),
+    url: text("url").notNull(),
+    /** The signed body, as sent on every attempt. */
+    payload: text("payload").notNull(),
+    status: text("status", { enum: ["pending", "delivered", "failed"] })
+      .notNull()
+      .default("pending"),
+    attempts: integer("attempts").notNull().default(0),
+    lastStatus: integer("last_status"),
+    lastAttemptAt: timestamp("last_attempt_at", { withTimezone: true, mode: "date" }),
+    nextAttemptAt: timestamp("next_attempt_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
+    giveUpAt: timestamp("give_up_at", { withTimezone: true, mode: "date" }).notNull(),
+    leaseToken: text("lease_token"),
+    leaseUntil: timestamp("lease_until", { withTimezone: true, mode: "date" }),
+    createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
+  },
+  (table) => [
+    uniqueIndex("webhook_deliveries_batch_idx").on(table.batchId),
+    index("webhook_deliveries_due_idx").on(table.nextAttemptAt).where(sql`${table.status} = 'pending'`),
+  ],
+);

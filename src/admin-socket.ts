@@ -46,14 +46,17 @@ async function answer(request: Request, admin: KeyAdmin, log: Logger): Promise<R
       return json(201, await admin.create(checkNewKey((await request.json()) as Record<string, unknown>)));
     }
     if (request.method === "GET" && url.pathname === "/keys") return json(200, await admin.list());
-    if (parts[0] === "keys" && parts.length === 3 && parts[1]) {
+    if (parts[0] === "keys" && parts.length >= 3 && parts[1]) {
       const keyId = decodeURIComponent(parts[1]);
+      const command = `${request.method} ${parts.slice(2).join("/")}`;
       const result =
-        request.method === "POST" && parts[2] === "revoke"
+        command === "POST revoke"
           ? await admin.revoke(keyId)
-          : request.method === "GET" && parts[2] === "usage"
+          : command === "GET usage"
             ? await admin.usage(keyId)
-            : undefined;
+            : command === "GET webhook-secret" || command === "POST webhook-secret/rotate"
+              ? await admin.webhookSecret(keyId, command.startsWith("POST"))
+              : undefined;
       if (result === null) return json(404, { error: `no key ${keyId}` });
       if (result !== undefined) return json(200, result);
     }

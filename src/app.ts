@@ -1,7 +1,8 @@
-import { Elysia } from "elysia";
+import { Elysia, t } from "elysia";
 import type { Authenticator } from "./accounts/authenticator.ts";
 import type { Meter } from "./accounts/meter.ts";
 import type { RateLimiter } from "./accounts/rate-limit.ts";
+import { type BatchRoutesDeps, batchRoutes } from "./batches/routes.ts";
 import type { Clock } from "./clock.ts";
 import type { Config } from "./config.ts";
 import { ApiError } from "./errors.ts";
@@ -9,13 +10,14 @@ import { authentication } from "./http/auth.ts";
 import { parseJsonObjectBody } from "./http/body.ts";
 import { docs, HEADERS, jsonRequestBody } from "./http/docs.ts";
 import { errorHandling } from "./http/errors.ts";
+import { models } from "./http/models.ts";
 import { requestIds } from "./http/request-id.ts";
-import { models } from "./http/schemas.ts";
 import type { IbanEngine } from "./iban/engine.ts";
 import type { Logger } from "./log.ts";
 import { metricsEndpoint, readiness } from "./observability/endpoints.ts";
 import type { Metrics } from "./observability/metrics.ts";
 import { noteRequest, requestLogging } from "./observability/request-log.ts";
+import type { ValidationRecords } from "./validation/records.ts";
 import { quotaHeaders, usageReport } from "./validation/usage.ts";
 import { validate } from "./validation/validate.ts";
 import type { VatService } from "./vat/service.ts";
@@ -37,22 +39,14 @@ export type AppDeps = {
   pingDatabase(): Promise<void>;
   /** Resolves when the shared store answers; rejects otherwise. */
   pingStore(): Promise<void>;
+  /** The records of the VAT checks the authority answered (GET /validations/{id}). */
+  records: ValidationRecords;
+  batches: BatchRoutesDeps;
 };
 
 const API_DESCRIPTION =
   "Validates EU VAT numbers against VIES (with caching and outage fallback) and IBANs offline " +
   "(checksum, structure, components, SEPA, bank and BIC). Every error has the body {error: {code, message}}.";
-
-const ROUTES: Record<string, string[]> = {
-  "/validate": ["POST"],
-  "/usage": ["GET"],
-  "/status": ["GET"],
-  "/health": ["GET"],
-  "/ready": ["GET"],
-  "/metrics": ["GET"],
-  "/swagger": ["GET"],
-  "/swagger/json": ["GET"],
-};
 
 const errorResponses = (...statuses: number[]) =>
   Object.fromEntries(statuses.map((status) => [status, "ErrorResponse" as const]));
@@ -63,13 +57,15 @@ const FORBIDDEN = { description: "`forbidden`: the key is revoked" };
 
 /** Builds the HTTP app from its dependencies, without listening. */
 export function buildApp(deps: AppDeps) {
+  const auth = authentication({ authenticator: deps.authenticator, rateLimiter: deps.rateLimiter });
   return new Elysia()
     .use(requestIds())
-    .use(requestLogging({ log: deps.log, metrics: deps.metrics, knownPaths: Object.keys(ROUTES) }))
-    .use(errorHandling({ log: deps.log, allowedMethods: (path) => ROUTES[path] }))
+    .use(requestLogging({ log: deps.log, metrics: deps.metrics }))
+    .use(errorHandling({ log: deps.log }))
     .use(docs({ version: "1.0.0", description: API_DESCRIPTION }))
     .model(models)
-    .use(authentication({ authenticator: deps.authenticator, rateLimiter: deps.rateLimiter }))
+    .use(auth)
+    .use(batchRoutes(deps.batches, auth))
     .post(
       "/validate",
       async ({ body, caller, set, requestId, request }) => {
@@ -127,6 +123,39 @@ export function buildApp(deps: AppDeps) {
               description:
                 "No component could be answered: VIES, the UK service or the member state is unavailable and nothing is cached (`service_unavailable`, `member_state_unavailable`, `upstream_rate_limited`). `Retry-After` is sent when retrying can help",
               headers: { ...HEADERS.retryAfter, ...AFTER_AUTHENTICATION },
+            },
+          },
+        },
+      },
+    )
+    .get(
+      "/validations/:request_id",
+      async ({ params, caller }) => {
+        const record = await deps.records.find(caller.account.keyId, params.request_id);
+        if (!record) throw new ApiError("not_found", `no validation record ${params.request_id}`);
+        return record;
+      },
+      {
+        caller: true,
+        params: t.Object({ request_id: t.String() }),
+        response: { 200: "ValidationRecord", ...errorResponses(401, 403, 404, 429, 503) },
+        detail: {
+          summary: "The stored record of a VAT check the authority answered: proof for an audit",
+          description:
+            "For a /validate answer, its `request_id`; for a batch item, `{batch_id}.{index}`. Fresh answers of the authority only: a cache hit or a stale copy repeats the `checked_at` and consultation number of the check it comes from. Kept VALIDATION_RECORD_DAYS (10 years by default).",
+          security: [{ ApiKey: [] }],
+          responses: {
+            200: { description: "The record", headers: HEADERS.rateLimit },
+            401: UNAUTHORIZED,
+            403: FORBIDDEN,
+            404: { description: "`not_found`: no record of this key has this id" },
+            429: {
+              description: "`rate_limited`: the per-minute limit is exceeded",
+              headers: { ...HEADERS.retryAfter, ...HEADERS.rateLimit },
+            },
+            503: {
+              description: "`service_unavailable`: the database is unreachable",
+              headers: HEADERS.retryAfter,
             },
           },
         },

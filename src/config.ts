@@ -71,6 +71,29 @@ export const ConfigSchema = t.Object({
   CACHE_TIMEOUT_MS: t.Integer({ minimum: 5, maximum: 10_000, default: 150 }),
   STATUS_CACHE_TTL_SECONDS: t.Integer({ minimum: 1, default: 60 }),
 
+  /** Items one batch may hold. */
+  BATCH_MAX_ITEMS: t.Integer({ minimum: 1, maximum: 100_000, default: 10_000 }),
+  /** Bytes a POST /batches body may have (JSON or CSV). */
+  BATCH_MAX_BYTES: t.Integer({ minimum: 1024, maximum: 64 * 1024 * 1024, default: 4 * 1024 * 1024 }),
+  /** How long a batch item whose member state fails is retried, from its first failure. */
+  BATCH_RETRY_WINDOW_SECONDS: t.Integer({ minimum: 1, maximum: 7 * 86_400, default: 3600 }),
+  /** Batch items one instance works on at the same time. */
+  BATCH_CONCURRENCY: t.Integer({ minimum: 1, maximum: 1000, default: 128 }),
+  /** How often an idle instance looks for batch work (and webhook messages) in the database. */
+  BATCH_POLL_MS: t.Integer({ minimum: 10, maximum: 60_000, default: 500 }),
+  /** Days a completed or cancelled batch, with its items, is kept. */
+  BATCH_RETENTION_DAYS: t.Integer({ minimum: 1, default: 30 }),
+  /** Days the record of a VAT check (GET /validations/{id}) is kept. */
+  VALIDATION_RECORD_DAYS: t.Integer({ minimum: 1, default: 3650 }),
+  /** Accept plain http:// webhook URLs (tests, private networks). */
+  WEBHOOK_ALLOW_HTTP: t.Boolean({ default: false }),
+  /** Accept webhook URLs whose host is loopback, private, link-local or otherwise not public. */
+  WEBHOOK_ALLOW_PRIVATE: t.Boolean({ default: false }),
+  /** The most one webhook delivery attempt may take. */
+  WEBHOOK_TIMEOUT_MS: t.Integer({ minimum: 100, maximum: 60_000, default: 10_000 }),
+  /** The delay before a webhook's first retry; it doubles per attempt, up to an hour. */
+  WEBHOOK_BACKOFF_BASE_MS: t.Integer({ minimum: 100, maximum: 3_600_000, default: 5000 }),
+
   UK_VAT_ENABLED: t.Boolean({ default: false }),
   UK_VAT_BASE_URL: t.String({ pattern: "^https?://", default: "https://api.service.hmrc.gov.uk" }),
   UK_VAT_CLIENT_ID: t.Optional(t.String({ minLength: 1 })),

@@ -15,6 +15,9 @@ export type Schema = typeof schema;
 /** The Drizzle API shared by the embedded and the server driver. */
 export type Db = PgDatabase<PgQueryResultHKT, Schema>;
 
+/** Runs raw SQL and returns its rows: on the database, or inside a transaction. */
+export type Rows = <R>(query: SQL) => Promise<R[]>;
+
 export interface Database {
   readonly kind: "pglite" | "postgres";
   readonly db: Db;
@@ -29,7 +32,7 @@ export interface Database {
    */
   prepared<T>(text: string, params: unknown[]): Promise<T[]>;
   /** Runs `work` in one transaction; `rows` inside it runs raw SQL on that transaction. */
-  transaction<T>(work: (rows: <R>(query: SQL) => Promise<R[]>) => Promise<T>): Promise<T>;
+  transaction<T>(work: (rows: Rows) => Promise<T>): Promise<T>;
   /** Applies pending migrations; safe when several instances start at once. */
   migrate(): Promise<void>;
   close(): Promise<void>;

@@ -56,6 +56,7 @@ const app = buildApp(services).listen({
   maxRequestBodySize: Number.POSITIVE_INFINITY,
 });
 const admin = config.DATABASE_URL ? null : serveAdminSocket(config.DATA_DIR, services.keyAdmin, log);
+services.startBackgroundWork();
 log.info("listening", {
   port: app.server?.port,
   database: services.database.kind,
@@ -77,6 +78,8 @@ async function shutdown(signal: string): Promise<void> {
   log.info("shutting_down", { signal, pending_requests: app.server?.pendingRequests });
   try {
     admin?.stop();
+    // Batch items under way finish alongside the requests, within the same bound.
+    const workersStopped = services.stopBackgroundWork(config.SHUTDOWN_TIMEOUT_MS);
     const drained = await Promise.race([
       app.stop(false).then(() => true),
       Bun.sleep(config.SHUTDOWN_TIMEOUT_MS).then(() => false),
@@ -85,6 +88,7 @@ async function shutdown(signal: string): Promise<void> {
       log.warn("shutdown_timeout", { pending_requests: app.server?.pendingRequests });
       await app.stop(true);
     }
+    await workersStopped;
     await services.close();
   } catch (error) {
     log.error("shutdown_failed", { error: error instanceof Error ? error.message : String(error) });

@@ -1,5 +1,5 @@
 import { type KeyAdmin, keyAdmin } from "./accounts/admin.ts";
-import { Authenticator } from "./accounts/authenticator.ts";
+import { type Account, Authenticator, accountOf } from "./accounts/authenticator.ts";
 import { KeyStore } from "./accounts/key-store.ts";
 import { createMeter } from "./accounts/meter.ts";
 import { planCatalogue } from "./accounts/plans.ts";
@@ -11,6 +11,9 @@ import {
   storeCounter,
 } from "./accounts/rate-limit.ts";
 import type { AppDeps } from "./app.ts";
+import { createPoller } from "./background/poller.ts";
+import { createBatchProcessor } from "./batches/processor.ts";
+import { sweepFinishedBatches } from "./batches/store.ts";
 import type { Clock } from "./clock.ts";
 import type { Config } from "./config.ts";
 import { type Database, pingDatabase } from "./db.ts";
@@ -23,19 +26,50 @@ import { createKeyValueStore } from "./store/factory.ts";
 import type { KeyValueStore } from "./store/kv.ts";
 import { createMemoryStore } from "./store/memory.ts";
 import { prefixedStore } from "./store/prefixed.ts";
+import { ValidationRecords } from "./validation/records.ts";
 import { createVatService } from "./vat/service.ts";
 import { createStatusService } from "./vat/status.ts";
 import { createUkVatClient } from "./vat/uk/client.ts";
 import { createViesClient } from "./vat/vies/client.ts";
 import { createViesStatusClient } from "./vat/vies/status.ts";
+import { createWebhookDelivery } from "./webhooks/delivery.ts";
+import { WebhookSecrets } from "./webhooks/secrets.ts";
 
 export type Services = AppDeps & {
   database: Database;
   store: KeyValueStore;
   keyAdmin: KeyAdmin;
-  /** Waits for pending meter commits, releases cut-off reservations, then closes the database and the store. */
+  /** Starts the workers: batch items, webhook deliveries, retention sweeps. The server calls it once it listens. */
+  startBackgroundWork(): void;
+  /** Stops the workers; batch items under way get `graceMs` to finish. */
+  stopBackgroundWork(graceMs: number): Promise<void>;
+  /**
+   * Stops the workers if they run, waits for pending meter commits, releases cut-off
+   * reservations, then closes the database and the store.
+   */
   close(): Promise<void>;
 };
+
+/** How often old validation records and finished batches are looked for. */
+const RETENTION_SWEEP_MS = 60 * 60 * 1000;
+
+/** The account of a key for the batch workers, trusted for `ttlMs`; null when the key is gone or revoked. */
+function accountsOf(
+  keys: KeyStore,
+  plans: ReturnType<typeof planCatalogue>,
+  clock: Clock,
+  ttlMs: number,
+): (keyId: string) => Promise<Account | null> {
+  const held = new Map<string, { account: Account | null; at: number }>();
+  return async (keyId) => {
+    const entry = held.get(keyId);
+    if (entry && clock.now() - entry.at < ttlMs) return entry.account;
+    const record = await keys.findById(keyId);
+    const account = record && record.revokedAt === null ? accountOf(record, plans) : null;
+    held.set(keyId, { account, at: clock.now() });
+    return account;
+  };
+}
 
 /**
  * Builds every dependency of the app from the configuration and an opened storage: the
@@ -135,6 +169,41 @@ export function createServices(
     onCacheLookup: (result) => metrics.vatCacheLookups.inc({ result }),
   });
 
+  const records = new ValidationRecords(database);
+  const webhookSecrets = new WebhookSecrets(database);
+  const webhookPolicy = { allowHttp: config.WEBHOOK_ALLOW_HTTP, allowPrivate: config.WEBHOOK_ALLOW_PRIVATE };
+  const processor = createBatchProcessor({
+    database,
+    iban,
+    vat,
+    meter,
+    account: accountsOf(keys, plans, clock, config.KEY_CACHE_TTL_MS),
+    log,
+    concurrency: config.BATCH_CONCURRENCY,
+    pollMs: config.BATCH_POLL_MS,
+    retryWindowSeconds: config.BATCH_RETRY_WINDOW_SECONDS,
+    soleWorker: database.kind === "pglite",
+  });
+  const webhooks = createWebhookDelivery({
+    database,
+    secrets: webhookSecrets,
+    policy: webhookPolicy,
+    log,
+    timeoutMs: config.WEBHOOK_TIMEOUT_MS,
+    backoffBaseMs: config.WEBHOOK_BACKOFF_BASE_MS,
+    pollMs: config.BATCH_POLL_MS,
+  });
+  const retention = createPoller({
+    intervalMs: RETENTION_SWEEP_MS,
+    onError: (error) => log.warn("retention_sweep_failed", { error: String(error) }),
+    async tick() {
+      await records.sweep(config.VALIDATION_RECORD_DAYS);
+      await sweepFinishedBatches(database, config.BATCH_RETENTION_DAYS);
+      return false;
+    },
+  });
+  let background = false;
+
   return {
     config,
     clock,
@@ -142,6 +211,8 @@ export function createServices(
     iban,
     vat,
     status,
+    records,
+    batches: { database, config, webhookPolicy, wake: () => processor.wake() },
     authenticator: new Authenticator({
       keys,
       plans,
@@ -158,8 +229,21 @@ export function createServices(
     pingStore: () => store.ping(),
     database,
     store,
-    keyAdmin: keyAdmin({ keys, meter, plans, clock }),
+    keyAdmin: keyAdmin({ keys, meter, plans, clock, webhookSecrets }),
+    startBackgroundWork() {
+      background = true;
+      processor.start();
+      webhooks.start();
+      retention.start();
+    },
+    async stopBackgroundWork(graceMs) {
+      if (!background) return;
+      background = false;
+      await Promise.all([processor.stop(graceMs), webhooks.stop(), retention.stop()]);
+    },
     async close() {
+      await this.stopBackgroundWork(0);
+      await records.idle();
       await meter.close();
       await store.close();
       await storage.close();

@@ -1,6 +1,7 @@
 import type { Clock } from "../clock.ts";
 import type { PlanId, Usage } from "../http/schemas.ts";
 import { usageReport } from "../validation/usage.ts";
+import type { WebhookSecrets } from "../webhooks/secrets.ts";
 import { accountOf } from "./authenticator.ts";
 import type { KeyRecord, KeyStore } from "./key-store.ts";
 import type { Meter } from "./meter.ts";
@@ -29,13 +30,18 @@ export interface KeyAdmin {
   list(): Promise<KeySummary[]>;
   /** Null when there is no such key. */
   usage(keyId: string): Promise<Usage | null>;
+  /** The key's webhook signing secret, created on first use, or a new one with `rotate`. Null when there is no such key. */
+  webhookSecret(keyId: string, rotate: boolean): Promise<WebhookSecretShown | null>;
 }
+
+export type WebhookSecretShown = { key_id: string; webhook_secret: string };
 
 export function keyAdmin(deps: {
   keys: KeyStore;
   meter: Meter;
   plans: Record<PlanId, Plan>;
   clock: Clock;
+  webhookSecrets: WebhookSecrets;
 }): KeyAdmin {
   const summary = (record: KeyRecord): KeySummary => {
     const account = accountOf(record, deps.plans);
@@ -70,6 +76,12 @@ export function keyAdmin(deps: {
     async usage(keyId) {
       const record = await deps.keys.findById(keyId);
       return record && usageReport(deps.meter, accountOf(record, deps.plans), deps.clock.now());
+    },
+    async webhookSecret(keyId, rotate) {
+      const record = await deps.keys.findById(keyId);
+      if (!record) return null;
+      const secret = rotate ? await deps.webhookSecrets.rotate(keyId) : await deps.webhookSecrets.get(keyId);
+      return { key_id: keyId, webhook_secret: secret };
     },
   };
 }

@@ -4,6 +4,8 @@ import type { Clock } from "../clock.ts";
 import type { Database } from "../db.ts";
 import { hasRoom } from "./billing.ts";
 import type {
+  Completion,
+  CompletionWork,
   Meter,
   MeterAdmission,
   MeterOptions,
@@ -88,12 +90,13 @@ export class ExclusiveMeter implements Meter {
       counts.used += units;
       admission = { ok: true, used: counts.used, charged: request.charge, reservation: null, resetMs };
     }
-    counts.requests += 1;
+    const requests = request.count === false ? 0 : 1;
+    counts.requests += requests;
     try {
-      await this.records.submit({ keyId, month, requests: 1, units });
+      await this.records.submit({ keyId, month, requests, units });
     } catch (error) {
       // Not recorded, so not done: the request is neither counted nor billed, nor holds a unit.
-      counts.requests -= 1;
+      counts.requests -= requests;
       counts.used -= units;
       if (admission.ok && admission.reservation) this.release(admission.reservation.id, counts);
       throw error;
@@ -120,6 +123,62 @@ export class ExclusiveMeter implements Meter {
       throw error;
     }
     return { used, billed: true };
+  }
+
+  /**
+   * Bills in the same PGlite transaction as the work, adding to `usage_months` directly rather
+   * than through the usage log, which cannot commit together with a row. The counts in memory
+   * follow once it has committed; the leases are taken first, so that no sweep hands their
+   * units out while it runs.
+   */
+  async complete(completions: Completion[], work: CompletionWork): Promise<boolean[]> {
+    const current = periodAt(this.clock.now()).month;
+    const months = completions.map((completion) => completion.reservation?.month ?? current);
+    const counts = await Promise.all(
+      completions.map(({ keyId }, index) => this.countsOf(keyId, months[index] as string)),
+    );
+    const held = completions.map(
+      ({ reservation }) => reservation !== null && this.leases.delete(reservation.id),
+    );
+    let kept: boolean[] = [];
+    let billed: boolean[];
+    try {
+      billed = await this.database.transaction(async (rows) => {
+        kept = await work.keep(rows);
+        const outcome = completions.map((completion, index) =>
+          Boolean(kept[index] && completion.bill && held[index]),
+        );
+        const sums = new Map<string, UsageEntry>();
+        completions.forEach(({ keyId }, index) => {
+          if (!kept[index]) return;
+          addEntries(sums, [
+            { keyId, month: months[index] as string, requests: 1, units: outcome[index] ? 1 : 0 },
+          ]);
+        });
+        if (sums.size > 0) {
+          await rows(sql`
+            INSERT INTO usage_months (key_id, month, requests, used)
+            SELECT d."keyId", d.month::date, d.requests, d.units
+            FROM jsonb_to_recordset(${JSON.stringify([...sums.values()])}::jsonb)
+              AS d("keyId" text, month text, requests int, units int)
+            ON CONFLICT (key_id, month) DO UPDATE SET
+              requests = usage_months.requests + EXCLUDED.requests,
+              used = usage_months.used + EXCLUDED.used`);
+        }
+        await work.record(rows, outcome);
+        return outcome;
+      });
+    } finally {
+      completions.forEach((_, index) => {
+        if (held[index]) (counts[index] as Counts).reserved -= 1;
+      });
+    }
+    completions.forEach((_, index) => {
+      const count = counts[index] as Counts;
+      if (kept[index]) count.requests += 1;
+      if (billed[index]) count.used += 1;
+    });
+    return billed;
   }
 
   async usage(keyId: string, nowMs: number): Promise<MeterUsage> {

@@ -1,5 +1,5 @@
 import type { Clock } from "../clock.ts";
-import type { Database } from "../db.ts";
+import type { Database, Rows } from "../db.ts";
 import { ExclusiveMeter } from "./exclusive-meter.ts";
 import { SharedMeter } from "./shared-meter.ts";
 
@@ -12,6 +12,11 @@ export type MeterRequest = {
   charge: boolean;
   /** Hold one unit for fresh work that is about to start; settle it afterwards. */
   reserve: boolean;
+  /**
+   * Count the request now (the default). A batch item counts when it is finished instead
+   * (`complete`), so its retries count once.
+   */
+  count?: boolean;
 };
 
 export type Reservation = { id: number; keyId: string; month: string };
@@ -23,6 +28,26 @@ export type MeterAdmission =
 export type MeterUsage = { used: number; requests: number };
 
 export type Settlement = { used: number; billed: boolean };
+
+/** A piece of finished work (a batch item) whose billing commits together with its record. */
+export type Completion = {
+  keyId: string;
+  /** The unit held for its fresh work; null when it needed none. */
+  reservation: Reservation | null;
+  /** Bill the held unit: a fresh definitive result came of the work. */
+  bill: boolean;
+};
+
+/** What `complete` runs inside its transaction. */
+export type CompletionWork = {
+  /**
+   * Locks what it will write and says which completions stand (an item cancelled or claimed by
+   * another worker meanwhile does not): the others are released unbilled and not counted.
+   */
+  keep(rows: Rows): Promise<boolean[]>;
+  /** Writes the records of the completions, with whether each was billed. */
+  record(rows: Rows, billed: boolean[]): Promise<void>;
+};
 
 /**
  * The usage meter: admission against the monthly quota, reservations for fresh work, and
@@ -42,6 +67,13 @@ export interface Meter {
    * after its lease ran out was already released to other requests and is never billed.
    */
   settle(reservation: Reservation, bill: boolean): Promise<Settlement>;
+  /**
+   * Finishes work in one transaction with its billing: each completion that stands counts one
+   * request and, when asked and its reservation still holds its unit, bills that unit; every
+   * reservation is settled. Resolves with whether each completion was billed, once committed;
+   * a failure leaves nothing of it (the reservations are released).
+   */
+  complete(completions: Completion[], work: CompletionWork): Promise<boolean[]>;
   /** Usage of one key in the period containing `nowMs`, without counting a request. */
   usage(keyId: string, nowMs: number): Promise<MeterUsage>;
   /** Releases the reservations whose lease ran out; also runs by itself every few seconds. */

@@ -1,9 +1,11 @@
-import { type SQL, sql } from "drizzle-orm";
+import { sql } from "drizzle-orm";
 import { Batcher, ItemFailure } from "../batch.ts";
 import type { Clock } from "../clock.ts";
-import type { Database } from "../db.ts";
+import type { Database, Rows } from "../db.ts";
 import { hasRoom } from "./billing.ts";
 import type {
+  Completion,
+  CompletionWork,
   Meter,
   MeterAdmission,
   MeterOptions,
@@ -21,8 +23,6 @@ type Operation =
   | { kind: "settle"; reservation: Reservation; bill: boolean };
 
 type Outcome = MeterAdmission | Settlement;
-
-type Rows = <R>(query: SQL) => Promise<R[]>;
 
 /** The charges of one key and month in a batch. */
 type ChargeGroup = { keyId: string; month: string; requests: number; units: number; quota: number };
@@ -80,6 +80,68 @@ export class SharedMeter implements Meter {
   settle(reservation: Reservation, bill: boolean): Promise<Settlement> {
     this.open.delete(reservation.id);
     return this.operations.submit({ kind: "settle", reservation, bill }) as Promise<Settlement>;
+  }
+
+  async complete(completions: Completion[], work: CompletionWork): Promise<boolean[]> {
+    const current = periodAt(this.clock.now()).month;
+    const months = completions.map((completion) => completion.reservation?.month ?? current);
+    for (const { reservation } of completions) if (reservation) this.open.delete(reservation.id);
+    const billed = await withRetry(() =>
+      this.database.transaction(async (rows) => {
+        const groups = new Map<string, Group>();
+        completions.forEach(({ keyId }, index) => {
+          const month = months[index] as string;
+          const id = `${keyId}|${month}`;
+          if (!groups.has(id))
+            groups.set(id, { keyId, month, requests: 0, used: 0, reserved: 0, changed: true });
+        });
+        // The usage rows first, created if missing and locked in key order, as every meter
+        // transaction takes them; then what the work locks.
+        const locked = await rows<{ key_id: string; month: string; used: number; reserved: number }>(sql`
+          INSERT INTO usage_months (key_id, month)
+          SELECT d.key_id, d.month::date FROM jsonb_to_recordset(${JSON.stringify(
+            [...groups.values()].sort(byKeyAndMonth).map((g) => ({ key_id: g.keyId, month: g.month })),
+          )}::jsonb) AS d(key_id text, month text)
+          ORDER BY d.key_id, d.month
+          ON CONFLICT (key_id, month) DO UPDATE SET requests = usage_months.requests
+          RETURNING key_id, to_char(month, 'YYYY-MM-DD') AS month, used, reserved`);
+        for (const row of locked) {
+          const group = groups.get(`${row.key_id}|${row.month}`);
+          if (group) Object.assign(group, { used: row.used, reserved: row.reserved });
+        }
+        const kept = await work.keep(rows);
+        const held = await deleteReservations(
+          rows,
+          completions.flatMap(({ reservation }) => (reservation ? [reservation.id] : [])),
+        );
+        const outcome = completions.map((completion, index) => {
+          const group = groups.get(`${completion.keyId}|${months[index]}`) as Group;
+          const holds = completion.reservation !== null && held.has(completion.reservation.id);
+          if (holds) group.reserved -= 1;
+          if (!kept[index]) return false;
+          group.requests += 1;
+          if (!(completion.bill && holds)) return false;
+          group.used += 1;
+          return true;
+        });
+        await rows(sql`
+          UPDATE usage_months AS u SET used = d.used, reserved = d.reserved, requests = u.requests + d.requests
+          FROM jsonb_to_recordset(${JSON.stringify(
+            [...groups.values()].map((g) => ({
+              key_id: g.keyId,
+              month: g.month,
+              used: g.used,
+              reserved: g.reserved,
+              requests: g.requests,
+            })),
+          )}::jsonb) AS d(key_id text, month text, used int, reserved int, requests int)
+          WHERE u.key_id = d.key_id AND u.month = d.month::date`);
+        await work.record(rows, outcome);
+        return outcome;
+      }),
+    );
+    this.sweepWhenDue(this.clock.now());
+    return billed;
   }
 
   async close(): Promise<void> {
@@ -219,8 +281,10 @@ export class SharedMeter implements Meter {
       return group;
     };
     for (const operation of operations) {
-      if (operation.kind === "reserve") groupOf(operation.request.keyId, operation.month).requests += 1;
-      else groupOf(operation.reservation.keyId, operation.reservation.month);
+      if (operation.kind !== "reserve") groupOf(operation.reservation.keyId, operation.reservation.month);
+      else if (operation.request.count !== false)
+        groupOf(operation.request.keyId, operation.month).requests += 1;
+      else groupOf(operation.request.keyId, operation.month);
     }
     const ordered = [...groups.values()].sort(byKeyAndMonth);
 
@@ -241,7 +305,10 @@ export class SharedMeter implements Meter {
     }
 
     const results: Outcome[] = new Array(operations.length);
-    const settled = await this.deleteReservations(rows, operations);
+    const settled = await deleteReservations(
+      rows,
+      operations.flatMap((operation) => (operation.kind === "settle" ? [operation.reservation.id] : [])),
+    );
     operations.forEach((operation, index) => {
       if (operation.kind !== "settle") return;
       const group = groupOf(operation.reservation.keyId, operation.reservation.month);
@@ -288,19 +355,6 @@ export class SharedMeter implements Meter {
     }
     if (holds.length > 0) await this.insertReservations(rows, holds, results);
     return results;
-  }
-
-  /** Deletes the settled reservations; returns the ids that still existed (still held a unit). */
-  private async deleteReservations(rows: Rows, operations: Operation[]): Promise<Set<number>> {
-    const ids = operations.flatMap((operation) =>
-      operation.kind === "settle" ? [operation.reservation.id] : [],
-    );
-    if (ids.length === 0) return new Set();
-    const deleted = await rows<{ id: string | number }>(sql`
-      DELETE FROM reservations
-      WHERE id IN (SELECT value::bigint FROM jsonb_array_elements_text(${JSON.stringify(ids)}::jsonb))
-      RETURNING id`);
-    return new Set(deleted.map((row) => Number(row.id)));
   }
 
   private async insertReservations(
@@ -373,6 +427,16 @@ export class SharedMeter implements Meter {
       }),
     );
   }
+}
+
+/** Deletes reservations being settled; returns the ids that still existed (still held a unit). */
+async function deleteReservations(rows: Rows, ids: number[]): Promise<Set<number>> {
+  if (ids.length === 0) return new Set();
+  const deleted = await rows<{ id: string | number }>(sql`
+    DELETE FROM reservations
+    WHERE id IN (SELECT value::bigint FROM jsonb_array_elements_text(${JSON.stringify(ids)}::jsonb))
+    RETURNING id`);
+  return new Set(deleted.map((row) => Number(row.id)));
 }
 
 /** How often expired reservations are looked for. */

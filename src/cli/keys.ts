@@ -9,12 +9,14 @@ import { systemClock } from "../clock.ts";
 import { type Config, parseConfig } from "../config.ts";
 import { createLogger } from "../log.ts";
 import { openStorage } from "../storage.ts";
+import { WebhookSecrets } from "../webhooks/secrets.ts";
 
 const USAGE = `usage:
   keys create --plan free|basic|pro [--name TEXT] [--quota N] [--rate N]
   keys revoke KEY_ID
   keys list
-  keys usage KEY_ID`;
+  keys usage KEY_ID
+  keys webhook-secret KEY_ID [--rotate]`;
 
 // Operators run these by hand against a system that is already up: an unreachable Postgres
 // deserves a quick answer, with a short retry only to ride out a blip.
@@ -23,6 +25,7 @@ const DATABASE_RETRY_MS = 3_000;
 type Command =
   | { name: "create"; key: NewKey }
   | { name: "revoke" | "usage"; keyId: string }
+  | { name: "webhook-secret"; keyId: string; rotate: boolean }
   | { name: "list" };
 
 /**
@@ -39,6 +42,7 @@ function parseCommand(argv: string[]): Command {
       name: { type: "string" },
       quota: { type: "string" },
       rate: { type: "string" },
+      rotate: { type: "boolean" },
     },
   });
   const [name, ...rest] = positionals;
@@ -47,8 +51,15 @@ function parseCommand(argv: string[]): Command {
     if (rest.length > 0) throw new Error(`create takes options only, not "${rest.join(" ")}"`);
     return { name, key: checkNewKey(values) };
   }
-  if (name !== "list" && name !== "revoke" && name !== "usage") {
+  if (name !== "list" && name !== "revoke" && name !== "usage" && name !== "webhook-secret") {
     throw new Error(`unknown command "${name}"`);
+  }
+  if (name === "webhook-secret") {
+    const { rotate, ...others } = values;
+    if (Object.keys(others).length > 0) throw new Error("webhook-secret takes --rotate only");
+    const [keyId] = rest;
+    if (!keyId || rest.length > 1) throw new Error("webhook-secret takes exactly one KEY_ID");
+    return { name, keyId, rotate: rotate === true };
   }
   if (Object.keys(values).length > 0) throw new Error(`${name} takes no options`);
   if (name === "list") {
@@ -71,6 +82,8 @@ async function run(command: Command, admin: KeyAdmin): Promise<unknown> {
       return admin.usage(command.keyId);
     case "list":
       return admin.list();
+    case "webhook-secret":
+      return admin.webhookSecret(command.keyId, command.rotate);
   }
 }
 
@@ -95,6 +108,11 @@ function socketAdmin(socket: string): KeyAdmin {
     list: () => call("GET", "/keys") as ReturnType<KeyAdmin["list"]>,
     usage: (keyId) =>
       call("GET", `/keys/${encodeURIComponent(keyId)}/usage`) as ReturnType<KeyAdmin["usage"]>,
+    webhookSecret: (keyId, rotate) =>
+      call(
+        rotate ? "POST" : "GET",
+        `/keys/${encodeURIComponent(keyId)}/webhook-secret${rotate ? "/rotate" : ""}`,
+      ) as ReturnType<KeyAdmin["webhookSecret"]>,
   };
 }
 
@@ -108,7 +126,15 @@ async function withDatabase<T>(config: Config, work: (admin: KeyAdmin) => Promis
   try {
     const plans = planCatalogue(config.GATEWAY_RATE_LIMIT_PER_MINUTE);
     const meter = createMeter(storage.database, systemClock, { reservationTtlMs: 60_000 });
-    return await work(keyAdmin({ keys: new KeyStore(storage.database), meter, plans, clock: systemClock }));
+    return await work(
+      keyAdmin({
+        keys: new KeyStore(storage.database),
+        meter,
+        plans,
+        clock: systemClock,
+        webhookSecrets: new WebhookSecrets(storage.database),
+      }),
+    );
   } finally {
     await storage.close();
   }
@@ -158,7 +184,9 @@ async function main(argv: string[]): Promise<number> {
       process.stderr.write(`keys ${command.name}: no key ${"keyId" in command ? command.keyId : ""}\n`);
       return 1;
     }
-    process.stdout.write(`${JSON.stringify(result, null, command.name === "create" ? undefined : 2)}\n`);
+    // A secret is shown on one line, to be copied whole.
+    const oneLine = command.name === "create" || command.name === "webhook-secret";
+    process.stdout.write(`${JSON.stringify(result, null, oneLine ? undefined : 2)}\n`);
     return 0;
   } catch (error) {
     process.stderr.write(`keys ${command.name}: ${error instanceof Error ? error.message : String(error)}\n`);

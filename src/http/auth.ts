@@ -4,11 +4,9 @@ import type { RateDecision, RateLimiter } from "../accounts/rate-limit.ts";
 import { ApiError } from "../errors.ts";
 import { noteRequest } from "../observability/request-log.ts";
 import { pathOf } from "./path.ts";
+import { needsKey } from "./routes.ts";
 
 export type Caller = { account: Account; rate: RateDecision };
-
-/** The routes that need a key: `METHOD path`. */
-const PROTECTED = new Set(["POST /validate", "GET /usage"]);
 
 /**
  * Authentication and the per-minute limit, run when the request arrives — before its body
@@ -20,8 +18,6 @@ export function authentication(deps: { authenticator: Authenticator; rateLimiter
   const callers = new WeakMap<Request, Caller>();
   return new Elysia({ name: "authentication" })
     .onRequest(async ({ request, set }) => {
-      // Elysia answers HEAD with the GET route, so HEAD is guarded like GET.
-      const method = request.method === "HEAD" ? "GET" : request.method;
       const path = pathOf(request.url);
       // The gateway bills from this header, so every answer to a call of /validate that presents
       // the gateway secret carries it — refusals and wrong methods included; the validate route
@@ -29,8 +25,7 @@ export function authentication(deps: { authenticator: Authenticator; rateLimiter
       if (path === "/validate" && request.headers.has("x-gateway-proxy-secret")) {
         set.headers["x-gateway-billing"] = "Validations=0";
       }
-      const route = `${method} ${path}`;
-      if (!PROTECTED.has(route)) return;
+      if (!needsKey(request.method, path)) return;
       const account = await deps.authenticator.authenticate(request.headers);
       noteRequest(request, { keyId: account.keyId, plan: account.plan.id });
       const rate = await deps.rateLimiter.hit(account.keyId, account.ratePerMinute).catch(() => {
@@ -53,9 +48,10 @@ export function authentication(deps: { authenticator: Authenticator; rateLimiter
       caller: {
         resolve({ request }) {
           const caller = callers.get(request);
-          // The onRequest hook above runs for every protected route; reaching here without a
-          // caller means a route opted in without being listed in PROTECTED.
-          if (!caller) throw new Error(`route ${request.method} ${pathOf(request.url)} is not in PROTECTED`);
+          // The onRequest hook above runs for every route that needs a key; reaching here without
+          // a caller means a route opted in without being marked so in the route table.
+          if (!caller)
+            throw new Error(`route ${request.method} ${pathOf(request.url)} needs a key in ROUTES`);
           return { caller };
         },
       },

@@ -2,7 +2,7 @@ import { dirname, join } from "node:path";
 import { openapi } from "@elysiajs/openapi";
 import { type AnyElysia, type DocumentDecoration, Elysia, type InternalRoute } from "elysia";
 import { ApiError } from "../errors.ts";
-import type { models } from "./schemas.ts";
+import type { models } from "./models.ts";
 
 const OPENAPI_VERSION = "3.1.2";
 const SCHEMA_PREFIX = "#/components/schemas/";

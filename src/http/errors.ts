@@ -3,6 +3,7 @@ import { ApiError } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import { noteRequest } from "../observability/request-log.ts";
 import { pathOf } from "./path.ts";
+import { routeOf } from "./routes.ts";
 
 const JSON_HEADERS = { "content-type": "application/json; charset=utf-8" };
 
@@ -47,7 +48,7 @@ function asApiError(
   switch (code) {
     case "NOT_FOUND": {
       const path = pathOf(request.url);
-      const allowed = options.allowedMethods(path);
+      const allowed = routeOf(path)?.methods;
       if (allowed) {
         return new ApiError(
           "method_not_allowed",
@@ -80,12 +81,12 @@ function asApiError(
   return new ApiError("internal_error", "an unexpected error occurred; it has been logged");
 }
 
-type ErrorHandlingOptions = { log: Logger; allowedMethods: (path: string) => string[] | undefined };
+type ErrorHandlingOptions = { log: Logger };
 
 /**
  * Turns every failure — our own ApiErrors and Elysia's routing, parsing and validation
  * errors — into the ErrorResponse body, so no response ever leaks a stack trace or an
- * HTML page. `allowedMethods` answers which methods a path supports, for 405.
+ * HTML page. A path of ours asked with another method gets 405 and the methods it takes.
  */
 export function errorHandling(options: ErrorHandlingOptions) {
   return new Elysia({ name: "error-handling" }).onError({ as: "global" }, ({ code, error, request, set }) => {

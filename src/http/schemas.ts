@@ -1,10 +1,8 @@
 import { Type } from "@sinclair/typebox";
 import { type Static, t } from "elysia";
 import { stringEnum } from "../enum-schema.ts";
-import { ErrorResponseSchema, ErrorSchema } from "../errors.ts";
 import { IbanResultSchema } from "../iban/schema.ts";
 import { VatResultSchema } from "../vat/schema.ts";
-import { StatusSchema } from "../vat/status.ts";
 
 export const PLAN_IDS = ["free", "basic", "pro", "rapidapi"] as const;
 export type PlanId = (typeof PLAN_IDS)[number];
@@ -78,17 +76,3 @@ export const HealthSchema = t.Object(
   },
   { title: "Health" },
 );
-
-/** Named schemas, registered once so the OpenAPI document refers to them by name. */
-export const models = {
-  Error: ErrorSchema,
-  ErrorResponse: ErrorResponseSchema,
-  ValidateRequest: ValidateRequestSchema,
-  ValidateResponse: ValidateResponseSchema,
-  IbanResult: IbanResultSchema,
-  VatResult: VatResultSchema,
-  UsageBlock: UsageBlockSchema,
-  Usage: UsageSchema,
-  Health: HealthSchema,
-  ViesStatus: StatusSchema,
-};

@@ -2,6 +2,7 @@ import { Elysia } from "elysia";
 import { ibanIsBillable } from "../accounts/billing.ts";
 import type { ErrorCode } from "../errors.ts";
 import { pathOf } from "../http/path.ts";
+import { routeOf } from "../http/routes.ts";
 import type { IbanResult } from "../iban/schema.ts";
 import type { Logger } from "../log.ts";
 import type { VatResult } from "../vat/schema.ts";
@@ -50,9 +51,8 @@ function ibanOutcome(iban: IbanResult): string {
  * plan, billable, each component's outcome and source, upstream time) and the request
  * metrics. IBANs appear masked, VAT numbers and secrets not at all.
  */
-export function requestLogging(options: { log: Logger; metrics: Metrics; knownPaths: string[] }) {
+export function requestLogging(options: { log: Logger; metrics: Metrics }) {
   const { log, metrics } = options;
-  const known = new Set(options.knownPaths);
   return new Elysia({ name: "request-logging" })
     .onRequest(({ request }) => {
       notes.set(request, { started: performance.now() });
@@ -66,8 +66,7 @@ export function requestLogging(options: { log: Logger; metrics: Metrics; knownPa
         (response instanceof Response ? response.status : typeof set.status === "number" ? set.status : 200);
       // A request refused before routing (authentication) still names its route when the path
       // is one of ours; others share one label, so probes of random URLs cannot grow the metrics.
-      const path = pathOf(request.url);
-      const routeLabel = route || (known.has(path) ? path : "unmatched");
+      const routeLabel = route || (routeOf(pathOf(request.url))?.path ?? "unmatched");
       metrics.requests.inc({ route: routeLabel, method: request.method, status: String(status) });
       metrics.requestDuration.observe({ route: routeLabel, method: request.method }, seconds);
       if (note.error === "rate_limited" || note.error === "quota_exceeded")

@@ -10,12 +10,14 @@ import type { Logger } from "../log.ts";
 import type { Metrics } from "../observability/metrics.ts";
 import type { VatResult } from "../vat/schema.ts";
 import type { VatResolution, VatService } from "../vat/service.ts";
+import { recordOf, type ValidationRecord, type ValidationRecords } from "./records.ts";
 import { quotaHeaders, usageBlock } from "./usage.ts";
 
 export type ValidationDeps = {
   iban: IbanEngine;
   vat: VatService;
   meter: Meter;
+  records: ValidationRecords;
   clock: Clock;
   metrics: Metrics;
   log: Logger;
@@ -24,6 +26,19 @@ export type ValidationDeps = {
 function errorMessage(error: unknown): string {
   const cause = (error as { cause?: unknown }).cause ?? error;
   return cause instanceof Error ? cause.message : String(cause);
+}
+
+/**
+ * Stores the record of a fresh VAT answer. The answer is given whether or not it could be
+ * stored: the verdict is true either way, and the failure is logged and counted.
+ */
+async function keepRecord(deps: ValidationDeps, record: ValidationRecord): Promise<void> {
+  try {
+    await deps.records.add(record);
+  } catch (error) {
+    deps.metrics.storeErrors.inc({ store: "database", operation: "record" });
+    deps.log.error("validation_record_failed", { key_id: record.key_id, error: errorMessage(error) });
+  }
 }
 
 /** The answer to one validate request, before it becomes HTTP. */
@@ -121,10 +136,13 @@ export async function validate(
     vat = resolved.result;
     vatRetryAfter = resolved.retryAfterSeconds ?? undefined;
     upstream = resolved.upstream;
+    const record = resolved.fresh ? recordOf(requestId, account.keyId, resolved.result) : null;
+    const recorded = record ? keepRecord(deps, record) : Promise.resolve();
     try {
       const settled = await deps.meter.settle(reservation, resolved.fresh || ibanBillable);
       billable = settled.billed;
       used = settled.used;
+      await recorded;
     } catch (error) {
       // The answer is there and is given: an unsettled reservation lapses unbilled at the end
       // of its lease, so this request is not billed, and says so.

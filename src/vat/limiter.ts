@@ -8,23 +8,33 @@ export type KeyedLimiterOptions = {
   maxWaiting: number;
 };
 
-/** Bounds concurrent work per key, with a bounded first-in, first-out wait for a slot. */
+/**
+ * Whether a caller is urgent: asked when a slot comes free, so a waiting caller can become
+ * urgent (a request for the same number joined a batch item's call).
+ */
+export type Urgency = () => boolean;
+
+/**
+ * Bounds concurrent work per key, with a first-in, first-out wait for a slot in which urgent
+ * callers (interactive requests) go before the others (batch items). The line of urgent
+ * callers is bounded; the others are bounded by whoever sends them.
+ */
 export interface KeyedLimiter {
   /**
    * A slot for `key`: at once when one is free, else after waiting at most `waitMs` in line.
    * Null when the line is full or no slot came free in time; the caller must not go ahead.
    */
-  acquire(key: string, waitMs: number): Promise<Release | null>;
+  acquire(key: string, waitMs: number, urgent?: Urgency): Promise<Release | null>;
   /** Slots taken and callers waiting for `key`, for metrics and tests. */
   load(key: string): { active: number; waiting: number };
 }
 
-type Waiter = { grant: (release: Release) => void };
+type Waiter = { grant: (release: Release) => void; urgent: Urgency };
 type Line = { active: number; waiting: Waiter[] };
 
 /**
- * An in-process limiter per key. A released slot passes straight to the longest waiter, so a
- * newcomer never overtakes the line.
+ * An in-process limiter per key. A released slot passes straight to the longest-waiting urgent
+ * caller, else to the longest waiter, so a newcomer never overtakes a caller of its kind.
  */
 export function createKeyedLimiter({ maxConcurrent, maxWaiting }: KeyedLimiterOptions): KeyedLimiter {
   if (!Number.isSafeInteger(maxConcurrent) || maxConcurrent < 1) {
@@ -48,7 +58,8 @@ export function createKeyedLimiter({ maxConcurrent, maxWaiting }: KeyedLimiterOp
     return () => {
       if (released) return;
       released = true;
-      const next = line.waiting.shift();
+      const urgent = line.waiting.findIndex((waiter) => waiter.urgent());
+      const [next] = line.waiting.splice(urgent < 0 ? 0 : urgent, 1);
       if (next !== undefined) {
         next.grant(releaseFor(key, line));
         return;
@@ -59,19 +70,21 @@ export function createKeyedLimiter({ maxConcurrent, maxWaiting }: KeyedLimiterOp
   };
 
   return {
-    acquire(key, waitMs) {
+    acquire(key, waitMs, urgent = () => true) {
       const line = lineOf(key);
       if (line.active < maxConcurrent) {
         line.active += 1;
         return Promise.resolve(releaseFor(key, line));
       }
-      if (line.waiting.length >= maxWaiting || waitMs <= 0) return Promise.resolve(null);
+      const full = urgent() && line.waiting.filter((waiter) => waiter.urgent()).length >= maxWaiting;
+      if (full || waitMs <= 0) return Promise.resolve(null);
       return new Promise((resolve) => {
         const waiter: Waiter = {
           grant: (release) => {
             clearTimeout(timer);
             resolve(release);
           },
+          urgent,
         };
         const timer = setTimeout(() => {
           line.waiting.splice(line.waiting.indexOf(waiter), 1);

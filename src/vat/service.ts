@@ -50,6 +50,8 @@ export type VatServiceOptions = {
   onCacheLookup?: (result: "hit" | "stale" | "miss") => void;
   /** The most one VAT answer takes from `plan` to the end of `resolve`, retries included; defaults to 8 000. */
   deadlineMs?: number;
+  /** The most one background answer (a batch item's) may take, waiting for a slot included; defaults to 30 000. */
+  backgroundDeadlineMs?: number;
   /** The most one upstream call may take; defaults to `deadlineMs`. */
   attemptTimeoutMs?: number;
   /**
@@ -69,6 +71,7 @@ export type VatServiceOptions = {
 };
 
 export const DEFAULT_DEADLINE_MS = 8_000;
+export const DEFAULT_BACKGROUND_DEADLINE_MS = 30_000;
 export const DEFAULT_MAX_CONCURRENT_PER_STATE = 4;
 export const DEFAULT_MAX_WAITING_PER_STATE = 100;
 export const DEFAULT_RETRY_AFTER_SECONDS = 60;
@@ -84,6 +87,17 @@ export type UpstreamPlan = {
   lastKnownGood: UpstreamVerdict | null;
   /** `performance.now()` when planning started: the deadline counts from here. */
   startedAt: number;
+};
+
+export type ResolveOptions = {
+  /**
+   * Work nobody waits on (a batch item): it takes a member state's free slot only after every
+   * interactive request waiting for one, has `backgroundDeadlineMs` for it all, and is not
+   * cut short to serve a last-known-good copy.
+   */
+  background?: boolean;
+  /** Whether an upstream failure is answered with the last-known-good copy (the default); else with the error. */
+  staleFallback?: boolean;
 };
 
 export type VatPlan =
@@ -115,7 +129,7 @@ export interface VatService {
   /** Format check, then the cache. Decides whether upstream work (and so a billing unit) is needed. Never throws. */
   plan(input: string): Promise<VatPlan>;
   /** Asks the authority within the deadline and answers with the verdict, the last-known-good copy or an error. Never throws. */
-  resolve(plan: UpstreamPlan): Promise<VatResolution>;
+  resolve(plan: UpstreamPlan, options?: ResolveOptions): Promise<VatResolution>;
   /**
    * The last-known-good answer of a plan when the outage is known without asking the
    * authority (VIES's status reports the member state or VIES itself down); null otherwise.
@@ -142,6 +156,7 @@ export function createVatService(options: VatServiceOptions): VatService {
   const { vies, uk, status, store, clock, log } = options;
   const deadlineMs = options.deadlineMs ?? DEFAULT_DEADLINE_MS;
   const staleAfterMs = options.staleAfterMs ?? deadlineMs;
+  const backgroundDeadlineMs = options.backgroundDeadlineMs ?? DEFAULT_BACKGROUND_DEADLINE_MS;
   const retryAfterSeconds = options.retryAfterSeconds ?? DEFAULT_RETRY_AFTER_SECONDS;
   const cacheTimeoutMs = options.cacheTimeoutMs ?? DEFAULT_CACHE_TIMEOUT_MS;
   const cache = createVatCache({
@@ -164,6 +179,8 @@ export function createVatService(options: VatServiceOptions): VatService {
     log,
   };
   const flights = createSingleflight<UpstreamCallReport>();
+  /** Per number in flight: whether anyone waiting for its call is interactive. */
+  const urgencies = new Map<string, { urgent: boolean }>();
 
   /** The fault VIES's status reports for a number's member state (or VIES itself); the UK has none. */
   const reportedFault = (format: VatFormatOk): UpstreamFault | null => {
@@ -176,13 +193,19 @@ export function createVatService(options: VatServiceOptions): VatService {
     format: VatFormatOk,
     authority: VatUpstream,
     budget: Budget,
+    urgency: { urgent: boolean },
   ): Promise<UpstreamCallReport> => {
     const { prefix, number, vatNumber } = format;
     const reported = reportedFault(format);
     if (reported !== null) return { outcome: reported, attempts: 0 };
     let report: UpstreamCallReport;
     try {
-      report = await callUpstream({ prefix, number }, budget, { ...callOptions, upstream: authority });
+      report = await callUpstream(
+        { prefix, number },
+        budget,
+        { ...callOptions, upstream: authority },
+        () => urgency.urgent,
+      );
     } catch (error) {
       log.error("vat_upstream_threw", { prefix, message: String(error) });
       return { outcome: fault("service_unavailable", "CLIENT_ERROR"), attempts: 1 };
@@ -246,23 +269,39 @@ export function createVatService(options: VatServiceOptions): VatService {
       return { kind: "upstream", input, format, authority, lastKnownGood, startedAt };
     },
 
-    async resolve(plan) {
+    async resolve(plan, resolveOptions = {}) {
       const started = performance.now();
       const { format, authority } = plan;
-      const budget = budgetFrom(plan.startedAt, deadlineMs);
-      const flight = flights.run(format.vatNumber, () => fly(format, authority, budget));
+      const background = resolveOptions.background === true;
+      const lastKnownGood = resolveOptions.staleFallback === false ? null : plan.lastKnownGood;
+      const budget = budgetFrom(plan.startedAt, background ? backgroundDeadlineMs : deadlineMs);
+      const number = format.vatNumber;
+      const urgency = { urgent: !background };
+      const flight = flights.run(number, () =>
+        fly(format, authority, budget, urgency).finally(() => {
+          if (urgencies.get(number) === urgency) urgencies.delete(number);
+        }),
+      );
+      // An interactive request that joins a background call makes it urgent for a slot.
+      if (!flight.shared) urgencies.set(number, urgency);
+      else if (!background) {
+        const joined = urgencies.get(number);
+        if (joined) joined.urgent = true;
+      }
       // The flight keeps to its own budget; a joiner whose budget ends sooner stops waiting, and
-      // so does a request holding a last-known-good copy once it has waited `staleAfterMs`.
+      // so does an interactive request holding a last-known-good copy once it has waited `staleAfterMs`.
       const waitMs =
-        plan.lastKnownGood === null ? budget.remainingMs() : Math.min(budget.remainingMs(), staleAfterMs);
+        lastKnownGood === null || background
+          ? budget.remainingMs()
+          : Math.min(budget.remainingMs(), staleAfterMs);
       const report =
-        flight.shared || plan.lastKnownGood !== null
+        flight.shared || lastKnownGood !== null
           ? await settleWithin(flight.promise, waitMs)
           : await flight.promise;
       const timeoutCode = format.prefix === "GB" ? "service_unavailable" : "member_state_unavailable";
       const outcome = report?.outcome ?? fault(timeoutCode, "DEADLINE");
       return {
-        ...answer(plan, outcome),
+        ...answer({ ...plan, lastKnownGood }, outcome),
         upstream: {
           attempts: flight.shared ? 0 : (report?.attempts ?? 0),
           ms: performance.now() - started,

@@ -34,7 +34,17 @@ const CHROMIUM_FLAGS = [
   "--disable-sync",
   "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
 ];
-const ROUTES = ["GET /health", "GET /status", "GET /usage", "POST /validate"];
+const ROUTES = [
+  "DELETE /batches/{id}",
+  "GET /batches/{id}",
+  "GET /batches/{id}/items",
+  "GET /health",
+  "GET /status",
+  "GET /usage",
+  "GET /validations/{request_id}",
+  "POST /batches",
+  "POST /validate",
+];
 const IBAN_INPUT = "DE89 3704 0044 0532 0130 00";
 
 type Violation = { directive: string; blocked: string };

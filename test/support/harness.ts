@@ -86,7 +86,12 @@ export async function checkContract(route: string, response: Response): Promise<
  * over HTTP, with a manual clock.
  */
 export async function startHarness(
-  options: { env?: Record<string, string>; start?: string } = {},
+  options: {
+    env?: Record<string, string>;
+    start?: string;
+    /** Start the batch workers and webhook deliveries, as the server does once it listens. */
+    background?: boolean;
+  } = {},
 ): Promise<Harness> {
   const clock = manualClock(Date.parse(options.start ?? "2026-03-15T12:00:00Z"));
   const vies = await startViesFake({ now: () => clock.now() });
@@ -107,6 +112,7 @@ export async function startHarness(
   await keys.syncPlans(planCatalogue(config.GATEWAY_RATE_LIMIT_PER_MINUTE));
   const services = createServices(config, { clock, log, storage: { database, close: async () => {} } });
   const app = buildApp(services);
+  if (options.background) services.startBackgroundWork();
 
   const request: Harness["request"] = async (method, path, requestOptions = {}) => {
     const headers: Record<string, string> = { ...requestOptions.headers };
@@ -140,6 +146,7 @@ export async function startHarness(
       return { keyId: created.key_id, secret: created.api_key };
     },
     async close() {
+      await services.stopBackgroundWork(0);
       await services.meter.idle();
       await services.store.close();
       await vies.stop();

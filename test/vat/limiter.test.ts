@@ -71,4 +71,53 @@ describe("keyed limiter", () => {
     expect(() => createKeyedLimiter({ maxConcurrent: 1, maxWaiting: -1 })).toThrow(RangeError);
     expect(() => createKeyedLimiter({ maxConcurrent: 1.5, maxWaiting: 1 })).toThrow(RangeError);
   });
+
+  test("a freed slot goes to the longest-waiting urgent caller before any background one", async () => {
+    const limiter = createKeyedLimiter({ maxConcurrent: 1, maxWaiting: 10 });
+    const order: string[] = [];
+    const holder = taken(await limiter.acquire("DE", 0));
+    const background = () => false;
+    const noted = (name: string) => (release: Release | null) => {
+      order.push(name);
+      return release;
+    };
+    const queued = [
+      limiter.acquire("DE", 5_000, background).then(noted("batch 1")),
+      limiter.acquire("DE", 5_000, background).then(noted("batch 2")),
+      limiter.acquire("DE", 5_000).then(noted("interactive")),
+    ];
+    holder();
+    // Each is released once granted, so the next grant shows who was next in line.
+    for (const index of [2, 0, 1]) taken((await queued[index]) ?? null)();
+    expect(order).toEqual(["interactive", "batch 1", "batch 2"]);
+  });
+
+  test("a background caller that becomes urgent (an interactive request joined its call) moves ahead", async () => {
+    const limiter = createKeyedLimiter({ maxConcurrent: 1, maxWaiting: 10 });
+    const order: string[] = [];
+    const holder = taken(await limiter.acquire("DE", 0));
+    let joined = false;
+    const noted = (name: string) => (release: Release | null) => {
+      order.push(name);
+      return release;
+    };
+    const first = limiter.acquire("DE", 5_000, () => false).then(noted("batch"));
+    const promoted = limiter.acquire("DE", 5_000, () => joined).then(noted("joined"));
+    joined = true;
+    holder();
+    taken(await promoted)();
+    taken(await first)();
+    expect(order).toEqual(["joined", "batch"]);
+  });
+
+  test("the bound on waiting counts urgent callers only: background ones never crowd them out", async () => {
+    const limiter = createKeyedLimiter({ maxConcurrent: 1, maxWaiting: 1 });
+    const holder = taken(await limiter.acquire("DE", 0));
+    const backgrounds = Array.from({ length: 5 }, () => limiter.acquire("DE", 5_000, () => false));
+    const urgent = limiter.acquire("DE", 5_000);
+    expect(await limiter.acquire("DE", 5_000)).toBeNull();
+    holder();
+    taken(await urgent)();
+    for (const waiting of backgrounds) taken(await waiting)();
+  });
 });

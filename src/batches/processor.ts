@@ -1,0 +1,263 @@
+import { randomBytes } from "node:crypto";
+import type { Account } from "../accounts/authenticator.ts";
+import { ibanIsBillable } from "../accounts/billing.ts";
+import type { Meter, Reservation } from "../accounts/meter.ts";
+import { createPoller } from "../background/poller.ts";
+import { Batcher } from "../batch.ts";
+import type { Database } from "../db.ts";
+import { type ApiErrorBody, componentError } from "../errors.ts";
+import type { IbanEngine } from "../iban/engine.ts";
+import type { IbanResult } from "../iban/schema.ts";
+import type { Logger } from "../log.ts";
+import { insertRecords, recordOf, type ValidationRecord } from "../validation/records.ts";
+import type { VatResult } from "../vat/schema.ts";
+import type { VatService } from "../vat/service.ts";
+import { queueBatchWebhook } from "../webhooks/messages.ts";
+import {
+  activeBatches,
+  type ClaimedItem,
+  claimItems,
+  type ItemOutcome,
+  keepClaimed,
+  recordFinished,
+  releaseLeases,
+  renewLeases,
+  rescheduleItem,
+} from "./work.ts";
+
+export type BatchProcessorOptions = {
+  database: Database;
+  iban: IbanEngine;
+  vat: VatService;
+  meter: Meter;
+  /** The account of a key, null when the key is gone or revoked. */
+  account(keyId: string): Promise<Account | null>;
+  log: Logger;
+  /** Items worked on at the same time by this instance. */
+  concurrency: number;
+  /** How often batches with due items are looked for while there is nothing to do. */
+  pollMs: number;
+  /** How long an item whose member state fails is retried, from its first failure. */
+  retryWindowSeconds: number;
+  /** How long a claim holds an item; renewed while it is worked on. */
+  leaseMs?: number;
+  /** Whether this process is the only worker there can be (embedded): leases left by a crash are dropped at start. */
+  soleWorker: boolean;
+};
+
+/** Upstream failures a batch item waits out instead of failing at once. */
+const RETRYABLE = new Set(["member_state_unavailable", "service_unavailable", "upstream_rate_limited"]);
+
+/**
+ * The delay before an item's next attempt after `attempts` failed ones: exponential from a
+ * twentieth of the retry window (at most 5 s), up to a quarter of it (at most 5 minutes), with
+ * jitter, so the items of a state that is down come back spread out rather than together.
+ */
+export function retryDelayMs(
+  attempts: number,
+  windowSeconds: number,
+  random: () => number = Math.random,
+): number {
+  const windowMs = windowSeconds * 1000;
+  const first = Math.min(5_000, windowMs / 20);
+  const ceiling = Math.min(first * 2 ** Math.max(0, attempts - 1), Math.min(300_000, windowMs / 4));
+  return ceiling / 2 + (random() * ceiling) / 2;
+}
+
+type Finished = ItemOutcome & {
+  reservation: Reservation | null;
+  bill: boolean;
+  record: ValidationRecord | null;
+};
+
+/**
+ * Works through the batches in the database: claims due items (round robin over the keys with
+ * work, so one key's large batch does not hold up another's), validates each like
+ * /validate does — the same IBAN engine, VAT cache, coalescing and per-state limit, but behind
+ * every interactive request for a VIES slot — and writes each result together with its billing
+ * (`Meter.complete`), many items per transaction. An item whose member state fails waits and is
+ * tried again until the retry window closes; then it is answered from the last-known-good copy
+ * or fails with the upstream's code.
+ */
+export function createBatchProcessor(options: BatchProcessorOptions) {
+  const { database, meter, log } = options;
+  const leaseMs = options.leaseMs ?? 60_000;
+  const token = `w_${randomBytes(9).toString("hex")}`;
+  let inFlight = 0;
+  let turn = 0;
+  let started = false;
+  const working = new Set<Promise<void>>();
+
+  const finishing = new Batcher<Finished, null>(async (finished) => {
+    let kept: boolean[] = [];
+    await meter.complete(
+      finished.map(({ item, reservation, bill }) => ({ keyId: item.keyId, reservation, bill })),
+      {
+        keep: async (rows) => {
+          kept = await keepClaimed(rows, finished, token);
+          return kept;
+        },
+        record: async (rows, billed) => {
+          const standing = finished.filter((_, index) => kept[index]);
+          const completed = await recordFinished(
+            rows,
+            standing,
+            billed.filter((_, index) => kept[index]),
+          );
+          await insertRecords(
+            rows,
+            standing.flatMap(({ record }) => (record ? [record] : [])),
+          );
+          for (const { batch, keyId } of completed)
+            await queueBatchWebhook(rows, keyId, "batch.completed", batch);
+        },
+      },
+    );
+    return finished.map(() => null);
+  });
+
+  const finish = (item: ClaimedItem, outcome: Omit<Finished, "item">) =>
+    finishing.submit({ item, ...outcome });
+
+  const fail = (item: ClaimedItem, reservation: Reservation | null, error: ApiErrorBody) =>
+    finish(item, {
+      status: "failed",
+      vat: null,
+      iban: null,
+      error,
+      valid: false,
+      reservation,
+      bill: false,
+      record: null,
+    });
+
+  const work = async (item: ClaimedItem): Promise<void> => {
+    const account = await options.account(item.keyId);
+    if (!account)
+      return void (await fail(item, null, componentError("forbidden", "the API key has been revoked")));
+    const iban: IbanResult | null = item.iban === null ? null : options.iban.validate(item.iban);
+    const plan = item.vat === null ? null : await options.vat.plan(item.vat);
+    const ibanBillable = iban !== null && ibanIsBillable(iban);
+    let reservation: Reservation | null = null;
+    if (ibanBillable || plan?.kind === "upstream") {
+      const admission = await meter.admit({
+        keyId: item.keyId,
+        quota: account.monthlyQuota,
+        charge: false,
+        reserve: true,
+        count: false,
+      });
+      if (!admission.ok) {
+        return void (await fail(
+          item,
+          null,
+          componentError("quota_exceeded", "the monthly quota was used up before this item was checked"),
+        ));
+      }
+      reservation = admission.reservation;
+    }
+    let vat: VatResult | null = plan?.kind === "answered" ? plan.result : null;
+    let fresh = false;
+    if (plan?.kind === "upstream") {
+      const delay = retryDelayMs(item.attempts, options.retryWindowSeconds);
+      const lastChance = item.retryUntilMs !== null && item.claimedAtMs + delay >= item.retryUntilMs;
+      const resolution = await options.vat.resolve(plan, { background: true, staleFallback: lastChance });
+      const code = resolution.result.error?.code;
+      if (code !== undefined && RETRYABLE.has(code) && !lastChance) {
+        if (reservation) await meter.settle(reservation, false);
+        await rescheduleItem(database, item, token, delay, options.retryWindowSeconds);
+        return;
+      }
+      vat = resolution.result;
+      fresh = resolution.fresh;
+    }
+    // A malformed number is an answer here (`valid: false`, counted invalid): for a list, that is
+    // what the caller needs to know of it. An item fails when no component could be answered.
+    const components = [vat, iban].filter((component) => component !== null);
+    const answered = components.some((component) => component.valid !== null);
+    const firstError = components.find((component) => component.error !== null)?.error ?? null;
+    await finish(item, {
+      status: answered ? "done" : "failed",
+      vat,
+      iban,
+      error: answered ? null : firstError,
+      valid: components.every((component) => component.valid !== false),
+      reservation,
+      bill: fresh || ibanBillable,
+      record: fresh && vat ? recordOf(`${item.batchId}.${item.index}`, item.keyId, vat) : null,
+    });
+  };
+
+  const start = (item: ClaimedItem) => {
+    inFlight += 1;
+    const running = work(item)
+      .catch((error: unknown) => {
+        // The lease runs out and another attempt picks the item up.
+        log.error("batch_item_failed", { batch: item.batchId, index: item.index, error: String(error) });
+      })
+      .finally(() => {
+        inFlight -= 1;
+        working.delete(running);
+        poller.wake();
+      });
+    working.add(running);
+  };
+
+  const poller = createPoller({
+    intervalMs: options.pollMs,
+    onError: (error) => log.error("batch_claim_failed", { error: String(error) }),
+    async tick() {
+      if (!started) {
+        if (options.soleWorker) await releaseLeases(database, null);
+        started = true;
+      }
+      let free = options.concurrency - inFlight;
+      if (free <= 0) return false;
+      const batches = await activeBatches(database);
+      const keys = [...new Set(batches.map((batch) => batch.keyId))];
+      if (keys.length === 0) return false;
+      const share = Math.max(1, Math.ceil(free / keys.length));
+      let claimed = 0;
+      // Round robin over the keys with work: each gets its share, starting one further each time.
+      for (let step = 0; step < keys.length && free > 0; step++) {
+        const key = keys[(turn + step) % keys.length];
+        for (const batch of batches.filter((candidate) => candidate.keyId === key)) {
+          const items = await claimItems(database, batch, token, Math.min(share, free), leaseMs);
+          for (const item of items) start(item);
+          free -= items.length;
+          claimed += items.length;
+          if (items.length > 0) break;
+        }
+      }
+      turn += 1;
+      return claimed > 0 && free > 0;
+    },
+  });
+
+  const renewal = setInterval(() => {
+    if (inFlight > 0)
+      renewLeases(database, token, leaseMs).catch((error) =>
+        log.warn("batch_lease_renewal_failed", { error: String(error) }),
+      );
+  }, leaseMs / 3);
+  renewal.unref();
+
+  return {
+    start: () => poller.start(),
+    /** Looks for work now (a batch was just created). */
+    wake: () => poller.wake(),
+    /**
+     * Stops claiming, lets the items under way finish for up to `graceMs`, and gives up the
+     * leases of those that did not, so another instance (or the next start) takes them at once.
+     */
+    async stop(graceMs: number): Promise<void> {
+      await poller.stop();
+      clearInterval(renewal);
+      await Promise.race([Promise.all(working), Bun.sleep(graceMs)]);
+      await finishing.idle();
+      await releaseLeases(database, token).catch(() => {});
+    },
+  };
+}
+
+export type BatchProcessor = ReturnType<typeof createBatchProcessor>;

@@ -1,0 +1,345 @@
+import { Elysia, t } from "elysia";
+import type { Config } from "../config.ts";
+import type { Database } from "../db.ts";
+import { ApiError } from "../errors.ts";
+import type { authentication } from "../http/auth.ts";
+import { readBoundedBody } from "../http/body.ts";
+import { HEADERS } from "../http/docs.ts";
+import { models } from "../http/models.ts";
+import { queueBatchWebhook } from "../webhooks/messages.ts";
+import {
+  parseWebhookUrl,
+  type Resolver,
+  resolveWebhookTarget,
+  type WebhookPolicy,
+  WebhookTargetError,
+} from "../webhooks/target.ts";
+import { csvRecord } from "./csv.ts";
+import { parseBatchBody } from "./input.ts";
+import type { BatchItem, BatchItemsPage } from "./schema.ts";
+import { cancelBatch, createBatch, findBatch, itemsPage } from "./store.ts";
+
+export type BatchRoutesDeps = {
+  database: Database;
+  config: Pick<Config, "BATCH_MAX_ITEMS" | "BATCH_MAX_BYTES">;
+  webhookPolicy: WebhookPolicy;
+  /** Resolves webhook hosts when a batch is created; the system's resolver by default. */
+  resolve?: Resolver;
+  /** Tells this instance's workers a batch is waiting. */
+  wake(): void;
+};
+
+const DEFAULT_PAGE = 100;
+const MAX_PAGE = 1000;
+
+const errorResponses = (...statuses: number[]) =>
+  Object.fromEntries(statuses.map((status) => [status, "ErrorResponse" as const]));
+
+const notFound = (id: string) => new ApiError("not_found", `no batch ${id}`);
+
+/** The columns of an item as a CSV row: its fields, then each component's, flattened. */
+const CSV_COLUMNS = [
+  "index",
+  "reference",
+  "status",
+  "billable",
+  "error_code",
+  "error_message",
+  "vat_input",
+  "vat_valid",
+  "vat_number",
+  "vat_country_code",
+  "vat_name",
+  "vat_address",
+  "vat_source",
+  "vat_cached",
+  "vat_stale",
+  "vat_checked_at",
+  "vat_consultation_number",
+  "vat_error_code",
+  "vat_warning_code",
+  "iban_input",
+  "iban_valid",
+  "iban",
+  "iban_country_code",
+  "iban_bank_code",
+  "iban_branch_code",
+  "iban_account_number",
+  "iban_sepa",
+  "iban_bank_name",
+  "iban_bic",
+  "iban_error_code",
+] as const;
+
+function csvRow(item: BatchItem): string {
+  const { vat, iban } = item;
+  return csvRecord([
+    item.index,
+    item.reference,
+    item.status,
+    item.billable,
+    item.error?.code ?? null,
+    item.error?.message ?? null,
+    vat?.input ?? null,
+    vat?.valid ?? null,
+    vat?.vat_number ?? null,
+    vat?.country_code ?? null,
+    vat?.name ?? null,
+    vat?.address ?? null,
+    vat?.source ?? null,
+    vat?.cached ?? null,
+    vat?.stale ?? null,
+    vat?.checked_at ?? null,
+    vat?.consultation_number ?? null,
+    vat?.error?.code ?? null,
+    vat?.warning?.code ?? null,
+    iban?.input ?? null,
+    iban?.valid ?? null,
+    iban?.iban ?? null,
+    iban?.country_code ?? null,
+    iban?.bank_code ?? null,
+    iban?.branch_code ?? null,
+    iban?.account_number ?? null,
+    iban?.sepa ?? null,
+    iban?.bank?.name ?? null,
+    iban?.bank?.bic ?? null,
+    iban?.error?.code ?? null,
+  ]);
+}
+
+/** A cursor is the index of the first item of the page, as a decimal string. */
+function parseCursor(cursor: string | undefined): number {
+  if (cursor === undefined || cursor === "") return 0;
+  if (!/^\d{1,9}$/.test(cursor))
+    throw new ApiError("invalid_request", "`cursor` is not one this API gave out");
+  return Number(cursor);
+}
+
+function parseLimit(limit: string | undefined): number {
+  if (limit === undefined || limit === "") return DEFAULT_PAGE;
+  const value = Number(limit);
+  if (!/^\d+$/.test(limit) || value < 1 || value > MAX_PAGE) {
+    throw new ApiError("invalid_request", `\`limit\` must be a whole number from 1 to ${MAX_PAGE}`);
+  }
+  return value;
+}
+
+/**
+ * The batch routes: create a batch (JSON or CSV), read it, page through its items (JSON or
+ * CSV), cancel it. Every route needs a key, and a key sees its own batches only: another
+ * key's batch is answered exactly as an unknown one.
+ */
+export function batchRoutes(deps: BatchRoutesDeps, auth: ReturnType<typeof authentication>) {
+  const checkWebhook = async (raw: string | undefined): Promise<string | null> => {
+    if (raw === undefined) return null;
+    try {
+      const url = parseWebhookUrl(raw, deps.webhookPolicy);
+      await resolveWebhookTarget(url, deps.webhookPolicy, deps.resolve);
+      return url.href;
+    } catch (error) {
+      if (error instanceof WebhookTargetError)
+        throw new ApiError("invalid_request", `\`webhook_url\` ${error.message}`);
+      throw error;
+    }
+  };
+
+  return new Elysia({ name: "batches" })
+    .model(models)
+    .use(auth)
+    .post(
+      "/batches",
+      async ({ body, caller, set }) => {
+        const webhookUrl = await checkWebhook(body.webhook_url);
+        const batch = await createBatch(deps.database, {
+          keyId: caller.account.keyId,
+          items: body.items,
+          webhookUrl,
+        });
+        deps.wake();
+        set.status = 202;
+        set.headers.location = `/batches/${batch.id}`;
+        return batch;
+      },
+      {
+        caller: true,
+        parse: async ({ request }) =>
+          parseBatchBody(
+            await readBoundedBody(request, deps.config.BATCH_MAX_BYTES),
+            request.headers.get("content-type"),
+            deps.config.BATCH_MAX_ITEMS,
+          ),
+        body: "BatchRequest",
+        response: { 202: "Batch", ...errorResponses(400, 401, 403, 413, 429, 503) },
+        detail: {
+          summary: "Validate a batch of VAT numbers and IBANs in the background",
+          description:
+            "JSON `{items, webhook_url}`, or CSV (`Content-Type: text/csv`) with a header row naming any of `vat`, `iban`, `reference`. Each item follows the /validate input rules. Counts as one request for the per-minute limit; each item is billed by the /validate rules when it is processed.",
+          security: [{ ApiKey: [] }],
+          requestBody: {
+            required: true,
+            content: {
+              "application/json": { schema: { $ref: "#/components/schemas/BatchRequest" } },
+              "text/csv": {
+                schema: {
+                  type: "string",
+                  description:
+                    "a header row naming any of vat, iban, reference, then one row per item (RFC 4180)",
+                },
+              },
+            },
+          },
+          responses: {
+            202: {
+              description: "Accepted: the batch, queued; `Location` is its address",
+              headers: {
+                ...HEADERS.rateLimit,
+                Location: { description: "/batches/{id}", schema: { type: "string" } },
+              },
+            },
+            400: {
+              description:
+                "`invalid_request`: a malformed body, no items, too many, an item breaking the input rules (named by its index), or a refused `webhook_url`; nothing is created",
+            },
+            401: { description: "`unauthorized`" },
+            403: { description: "`forbidden`: the key is revoked" },
+            413: { description: "`invalid_request`: the body is over BATCH_MAX_BYTES (4 MiB by default)" },
+            429: { description: "`rate_limited`", headers: HEADERS.retryAfter },
+            503: {
+              description: "`service_unavailable`: the database is unreachable",
+              headers: HEADERS.retryAfter,
+            },
+          },
+        },
+      },
+    )
+    .get(
+      "/batches/:id",
+      async ({ params, caller }) => {
+        const batch = await findBatch(deps.database.rows, caller.account.keyId, params.id);
+        if (!batch) throw notFound(params.id);
+        return batch;
+      },
+      {
+        caller: true,
+        params: t.Object({ id: t.String() }),
+        response: { 200: "Batch", ...errorResponses(401, 403, 404, 429, 503) },
+        detail: {
+          summary: "A batch: its status and counts",
+          security: [{ ApiKey: [] }],
+          responses: {
+            200: { description: "The batch", headers: HEADERS.rateLimit },
+            401: { description: "`unauthorized`" },
+            403: { description: "`forbidden`: the key is revoked" },
+            404: { description: "`not_found`: no batch of this key has this id" },
+            429: { description: "`rate_limited`", headers: HEADERS.retryAfter },
+            503: {
+              description: "`service_unavailable`: the database is unreachable",
+              headers: HEADERS.retryAfter,
+            },
+          },
+        },
+      },
+    )
+    .get(
+      "/batches/:id/items",
+      async ({ params, query, caller, request }) => {
+        const from = parseCursor(query.cursor);
+        const page = await itemsPage(
+          deps.database,
+          caller.account.keyId,
+          params.id,
+          from,
+          parseLimit(query.limit),
+        );
+        if (!page) throw notFound(params.id);
+        const nextCursor = page.next === null ? null : String(page.next);
+        if (!/\btext\/csv\b/i.test(request.headers.get("accept") ?? ""))
+          return { items: page.items, next_cursor: nextCursor };
+        const csv = csvRecord([...CSV_COLUMNS]) + page.items.map(csvRow).join("");
+        // A Response goes out as it is; the type says what the route documents for JSON.
+        return new Response(csv, {
+          headers: {
+            "content-type": "text/csv; charset=utf-8",
+            ...(nextCursor !== null && { "x-next-cursor": nextCursor }),
+          },
+        }) as unknown as BatchItemsPage;
+      },
+      {
+        caller: true,
+        params: t.Object({ id: t.String() }),
+        query: t.Object({
+          cursor: t.Optional(t.String({ description: "from `next_cursor` of the previous page" })),
+          limit: t.Optional(
+            t.String({ description: `items per page, 1 to ${MAX_PAGE}; ${DEFAULT_PAGE} by default` }),
+          ),
+        }),
+        response: { 200: "BatchItemsPage", ...errorResponses(400, 401, 403, 404, 429, 503) },
+        detail: {
+          summary: "The items of a batch, in input order, a page at a time",
+          description:
+            "With `Accept: text/csv`, the same page as CSV: a header row, one flat row per item; the next page's cursor is in `X-Next-Cursor`.",
+          security: [{ ApiKey: [] }],
+          responses: {
+            200: {
+              description: "A page of items; `next_cursor` is null on the last page",
+              headers: {
+                ...HEADERS.rateLimit,
+                "X-Next-Cursor": {
+                  description: "CSV only: the cursor of the next page, absent on the last",
+                  schema: { type: "string" },
+                },
+              },
+              content: {
+                "application/json": { schema: { $ref: "#/components/schemas/BatchItemsPage" } },
+                "text/csv": { schema: { type: "string", description: `columns: ${CSV_COLUMNS.join(", ")}` } },
+              },
+            },
+            400: { description: "`invalid_request`: a cursor or limit this API did not give out" },
+            401: { description: "`unauthorized`" },
+            403: { description: "`forbidden`: the key is revoked" },
+            404: { description: "`not_found`: no batch of this key has this id" },
+            429: { description: "`rate_limited`", headers: HEADERS.retryAfter },
+            503: {
+              description: "`service_unavailable`: the database is unreachable",
+              headers: HEADERS.retryAfter,
+            },
+          },
+        },
+      },
+    )
+    .delete(
+      "/batches/:id",
+      async ({ params, caller }) => {
+        const batch = await cancelBatch(deps.database, caller.account.keyId, params.id, (rows, cancelled) =>
+          queueBatchWebhook(rows, caller.account.keyId, "batch.cancelled", cancelled),
+        );
+        if (!batch) throw notFound(params.id);
+        return batch;
+      },
+      {
+        caller: true,
+        params: t.Object({ id: t.String() }),
+        response: { 200: "Batch", ...errorResponses(401, 403, 404, 429, 503) },
+        detail: {
+          summary: "Cancel a batch",
+          description:
+            "Items not yet done become `cancelled`, unbilled. A batch that has already completed is returned as it is.",
+          security: [{ ApiKey: [] }],
+          responses: {
+            200: {
+              description: "The batch, cancelled (or as it was, when it had completed)",
+              headers: HEADERS.rateLimit,
+            },
+            401: { description: "`unauthorized`" },
+            403: { description: "`forbidden`: the key is revoked" },
+            404: { description: "`not_found`: no batch of this key has this id" },
+            429: { description: "`rate_limited`", headers: HEADERS.retryAfter },
+            503: {
+              description: "`service_unavailable`: the database is unreachable",
+              headers: HEADERS.retryAfter,
+            },
+          },
+        },
+      },
+    );
+}

@@ -1,0 +1,187 @@
+import { randomBytes } from "node:crypto";
+import { type SQL, sql } from "drizzle-orm";
+import type { Database, Rows } from "../db.ts";
+import type { ApiErrorBody } from "../errors.ts";
+import type { IbanResult } from "../iban/schema.ts";
+import type { VatResult } from "../vat/schema.ts";
+import type { Batch, BatchItem, BatchItemInput, BatchStatus, ItemStatus } from "./schema.ts";
+
+/** A timestamp column as the API writes times: ISO 8601 in UTC with milliseconds. */
+export const iso = (column: SQL) =>
+  sql`to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+
+type BatchRow = {
+  id: string;
+  key_id: string;
+  status: BatchStatus;
+  created_at: string;
+  completed_at: string | null;
+  total: number;
+  done: number;
+  valid: number;
+  invalid: number;
+  failed: number;
+  billed: number;
+  webhook_url: string | null;
+  last_attempt_at: string | null;
+  last_status: number | null;
+  attempts: number | null;
+};
+
+const BATCH_COLUMNS = sql`b.id, b.key_id, b.status, ${iso(sql`b.created_at`)} AS created_at,
+  ${iso(sql`b.completed_at`)} AS completed_at, b.total, b.done, b.valid, b.invalid, b.failed, b.billed,
+  b.webhook_url, ${iso(sql`w.last_attempt_at`)} AS last_attempt_at, w.last_status, w.attempts`;
+
+const BATCH_FROM = sql`batches b LEFT JOIN webhook_deliveries w ON w.batch_id = b.id`;
+
+/** The API's batch object from its row (and its webhook delivery, if one was made). */
+export function toBatch(row: BatchRow): Batch {
+  return {
+    id: row.id,
+    status: row.status,
+    created_at: row.created_at,
+    completed_at: row.completed_at,
+    counts: {
+      total: row.total,
+      done: row.done,
+      valid: row.valid,
+      invalid: row.invalid,
+      failed: row.failed,
+      billed: row.billed,
+    },
+    webhook:
+      row.webhook_url === null
+        ? null
+        : {
+            url: row.webhook_url,
+            last_delivery_at: row.last_attempt_at,
+            last_status: row.last_status,
+            attempts: row.attempts ?? 0,
+          },
+  };
+}
+
+/** Rows inserted per statement when a batch is created. */
+const INSERT_CHUNK = 1000;
+
+export function newBatchId(): string {
+  return `bat_${randomBytes(12).toString("hex")}`;
+}
+
+/** Creates a batch and all its items in one transaction: nothing is created if any of it fails. */
+export async function createBatch(
+  database: Database,
+  input: { keyId: string; items: BatchItemInput[]; webhookUrl: string | null },
+): Promise<Batch> {
+  const id = newBatchId();
+  await database.transaction(async (rows) => {
+    await rows(sql`
+      INSERT INTO batches (id, key_id, total, webhook_url)
+      VALUES (${id}, ${input.keyId}, ${input.items.length}, ${input.webhookUrl})`);
+    for (let start = 0; start < input.items.length; start += INSERT_CHUNK) {
+      const chunk = input.items.slice(start, start + INSERT_CHUNK).map((item, offset) => ({
+        idx: start + offset,
+        vat: item.vat ?? null,
+        iban: item.iban ?? null,
+        reference: item.reference ?? null,
+      }));
+      await rows(sql`
+        INSERT INTO batch_items (batch_id, idx, vat, iban, reference)
+        SELECT ${id}, d.idx, d.vat, d.iban, d.reference
+        FROM jsonb_to_recordset(${JSON.stringify(chunk)}::jsonb) AS d(idx int, vat text, iban text, reference text)`);
+    }
+  });
+  return (await findBatch(database.rows, input.keyId, id)) as Batch;
+}
+
+/** A key's batch; null for another key's or an unknown id. */
+export async function findBatch(rows: Rows, keyId: string, id: string): Promise<Batch | null> {
+  const [row] = await rows<BatchRow>(
+    sql`SELECT ${BATCH_COLUMNS} FROM ${BATCH_FROM} WHERE b.id = ${id} AND b.key_id = ${keyId}`,
+  );
+  return row ? toBatch(row) : null;
+}
+
+type ItemRow = {
+  idx: number;
+  reference: string | null;
+  status: ItemStatus;
+  vat_result: string | null;
+  iban_result: string | null;
+  billable: boolean;
+  error: string | null;
+};
+
+/**
+ * A page of a key's batch's items in input order, from index `from`; null for another key's
+ * or an unknown batch. `next` is the index after the page, null on the last page.
+ */
+export async function itemsPage(
+  database: Database,
+  keyId: string,
+  id: string,
+  from: number,
+  limit: number,
+): Promise<{ items: BatchItem[]; next: number | null } | null> {
+  const [owned] = await database.rows<{ total: number }>(
+    sql`SELECT total FROM batches WHERE id = ${id} AND key_id = ${keyId}`,
+  );
+  if (!owned) return null;
+  const rows = await database.rows<ItemRow>(sql`
+    SELECT idx, reference, status, vat_result::text, iban_result::text, billable, error::text
+    FROM batch_items WHERE batch_id = ${id} AND idx >= ${from}
+    ORDER BY idx LIMIT ${limit}`);
+  const last = rows.at(-1);
+  return {
+    items: rows.map(toItem),
+    next: last && last.idx + 1 < owned.total ? last.idx + 1 : null,
+  };
+}
+
+function toItem(row: ItemRow): BatchItem {
+  return {
+    index: row.idx,
+    reference: row.reference,
+    status: row.status,
+    ...(row.vat_result !== null && { vat: JSON.parse(row.vat_result) as VatResult }),
+    ...(row.iban_result !== null && { iban: JSON.parse(row.iban_result) as IbanResult }),
+    billable: row.billable,
+    error: row.error === null ? null : (JSON.parse(row.error) as ApiErrorBody),
+  };
+}
+
+/**
+ * Cancels a key's batch: its items not finished yet become `cancelled` (an item being worked
+ * on is not finished, and not billed, when its worker comes back). A batch already finished
+ * is returned as it is. Null for another key's or an unknown batch. `afterCancel` runs in the
+ * same transaction with the cancelled batch (for its webhook).
+ */
+export async function cancelBatch(
+  database: Database,
+  keyId: string,
+  id: string,
+  afterCancel: (rows: Rows, batch: Batch) => Promise<void>,
+): Promise<Batch | null> {
+  return database.transaction(async (rows) => {
+    const [locked] = await rows<{ status: BatchStatus }>(
+      sql`SELECT status FROM batches WHERE id = ${id} AND key_id = ${keyId} FOR UPDATE`,
+    );
+    if (!locked) return null;
+    if (locked.status === "queued" || locked.status === "running") {
+      await rows(sql`UPDATE batches SET status = 'cancelled', completed_at = now() WHERE id = ${id}`);
+      await rows(sql`
+        UPDATE batch_items SET status = 'cancelled', lease_token = NULL, lease_until = NULL
+        WHERE batch_id = ${id} AND status = 'pending'`);
+      const cancelled = (await findBatch(rows, keyId, id)) as Batch;
+      await afterCancel(rows, cancelled);
+    }
+    return findBatch(rows, keyId, id);
+  });
+}
+
+/** Deletes batches (with their items and webhook messages) finished more than `days` ago. */
+export async function sweepFinishedBatches(database: Database, days: number): Promise<void> {
+  await database.rows(sql`
+    DELETE FROM batches
+    WHERE status IN ('completed', 'cancelled') AND completed_at < now() - ${days} * interval '1 day'`);
+}

@@ -1,0 +1,216 @@
+import { sql } from "drizzle-orm";
+import type { Database, Rows } from "../db.ts";
+import type { ApiErrorBody } from "../errors.ts";
+import type { IbanResult } from "../iban/schema.ts";
+import type { VatResult } from "../vat/schema.ts";
+import type { Batch } from "./schema.ts";
+import { findBatch } from "./store.ts";
+
+/**
+ * The claims of batch items by workers, in the database so that several instances share the
+ * work and an instance that dies leaves nothing behind: a worker leases pending items under
+ * its token; the transaction that finishes an item checks that the item is still pending and
+ * under that token (`keepClaimed`), so an item whose lease ran out and was claimed again, or
+ * that was cancelled meanwhile, is finished — and billed — once.
+ */
+
+/** An item a worker holds: what to validate, and where it stands. */
+export type ClaimedItem = {
+  batchId: string;
+  index: number;
+  keyId: string;
+  vat: string | null;
+  iban: string | null;
+  /** Attempts so far, this one included. */
+  attempts: number;
+  /** When retries stop (set at the first upstream failure), and the database's time of the claim. */
+  retryUntilMs: number | null;
+  claimedAtMs: number;
+};
+
+/** The batches with work left, oldest first. */
+export async function activeBatches(database: Database): Promise<{ id: string; keyId: string }[]> {
+  const rows = await database.rows<{ id: string; key_id: string }>(sql`
+    SELECT id, key_id FROM batches WHERE status IN ('queued', 'running') ORDER BY created_at, id`);
+  return rows.map((row) => ({ id: row.id, keyId: row.key_id }));
+}
+
+/**
+ * Leases up to `limit` of a batch's items that are due, in input order, to `token` for
+ * `leaseMs`; items leased by another worker are skipped, not waited for.
+ */
+export async function claimItems(
+  database: Database,
+  batch: { id: string; keyId: string },
+  token: string,
+  limit: number,
+  leaseMs: number,
+): Promise<ClaimedItem[]> {
+  const rows = await database.rows<{
+    idx: number;
+    vat: string | null;
+    iban: string | null;
+    attempts: number;
+    retry_until_ms: number | null;
+    now_ms: number;
+  }>(sql`
+    WITH picked AS (
+      SELECT batch_id, idx FROM batch_items
+      WHERE batch_id = ${batch.id} AND status = 'pending' AND next_attempt_at <= now()
+        AND (lease_until IS NULL OR lease_until < now())
+      ORDER BY idx
+      LIMIT ${limit}
+      FOR UPDATE SKIP LOCKED
+    )
+    UPDATE batch_items i SET lease_token = ${token},
+      lease_until = now() + ${leaseMs} * interval '1 millisecond', attempts = i.attempts + 1
+    FROM picked p WHERE i.batch_id = p.batch_id AND i.idx = p.idx
+    RETURNING i.idx, i.vat, i.iban, i.attempts,
+      (extract(epoch FROM i.retry_until) * 1000)::float8 AS retry_until_ms,
+      (extract(epoch FROM now()) * 1000)::float8 AS now_ms`);
+  if (rows.length > 0) {
+    await database.rows(
+      sql`UPDATE batches SET status = 'running' WHERE id = ${batch.id} AND status = 'queued'`,
+    );
+  }
+  return rows
+    .map((row) => ({
+      batchId: batch.id,
+      index: row.idx,
+      keyId: batch.keyId,
+      vat: row.vat,
+      iban: row.iban,
+      attempts: row.attempts,
+      retryUntilMs: row.retry_until_ms === null ? null : Number(row.retry_until_ms),
+      claimedAtMs: Number(row.now_ms),
+    }))
+    .sort((a, b) => a.index - b.index);
+}
+
+/** Extends the leases of the items `token` holds; a worker does this while it works on them. */
+export async function renewLeases(database: Database, token: string, leaseMs: number): Promise<void> {
+  await database.rows(sql`
+    UPDATE batch_items SET lease_until = now() + ${leaseMs} * interval '1 millisecond'
+    WHERE lease_token = ${token} AND status = 'pending'`);
+}
+
+/**
+ * Gives up leases, so the items can be claimed at once: those of `token` (a worker stopping),
+ * or all of them (`null`: the embedded server at start, the only worker there is).
+ */
+export async function releaseLeases(database: Database, token: string | null): Promise<void> {
+  await database.rows(sql`
+    UPDATE batch_items SET lease_token = NULL, lease_until = NULL
+    WHERE status = 'pending' AND lease_token IS NOT NULL
+      AND (${token}::text IS NULL OR lease_token = ${token})`);
+}
+
+/**
+ * Puts an item back to wait for its next attempt, `delayMs` from now; its retries end
+ * `windowSeconds` after its first failure.
+ */
+export async function rescheduleItem(
+  database: Database,
+  item: ClaimedItem,
+  token: string,
+  delayMs: number,
+  windowSeconds: number,
+): Promise<void> {
+  await database.rows(sql`
+    UPDATE batch_items SET lease_token = NULL, lease_until = NULL,
+      next_attempt_at = now() + ${Math.round(delayMs)} * interval '1 millisecond',
+      retry_until = COALESCE(retry_until, now() + ${windowSeconds} * interval '1 second')
+    WHERE batch_id = ${item.batchId} AND idx = ${item.index} AND status = 'pending' AND lease_token = ${token}`);
+}
+
+/** What came of an item, to be written when it is finished. */
+export type ItemOutcome = {
+  item: ClaimedItem;
+  status: "done" | "failed";
+  vat: VatResult | null;
+  iban: IbanResult | null;
+  error: ApiErrorBody | null;
+  /** Answered items only: every answered component valid (else some component is not). */
+  valid: boolean;
+};
+
+/**
+ * Locks the batches, then the items, of finished outcomes (the order in which cancelling
+ * locks them) and says which items are still pending under `token`.
+ */
+export async function keepClaimed(rows: Rows, outcomes: ItemOutcome[], token: string): Promise<boolean[]> {
+  const batchIds = [...new Set(outcomes.map(({ item }) => item.batchId))].sort();
+  await rows(sql`
+    SELECT id FROM batches
+    WHERE id IN (SELECT value FROM jsonb_array_elements_text(${JSON.stringify(batchIds)}::jsonb))
+    ORDER BY id FOR UPDATE`);
+  const held = await rows<{ batch_id: string; idx: number }>(sql`
+    SELECT i.batch_id, i.idx FROM batch_items i
+    JOIN jsonb_to_recordset(${JSON.stringify(
+      outcomes.map(({ item }) => ({ batch_id: item.batchId, idx: item.index })),
+    )}::jsonb) AS d(batch_id text, idx int) ON i.batch_id = d.batch_id AND i.idx = d.idx
+    WHERE i.status = 'pending' AND i.lease_token = ${token}
+    ORDER BY i.batch_id, i.idx
+    FOR UPDATE OF i`);
+  const kept = new Set(held.map((row) => `${row.batch_id}|${row.idx}`));
+  return outcomes.map(({ item }) => kept.has(`${item.batchId}|${item.index}`));
+}
+
+/**
+ * Writes finished items and their batches' counts; marks the batches whose last item this
+ * was `completed`, and returns them (with their keys).
+ */
+export async function recordFinished(
+  rows: Rows,
+  outcomes: ItemOutcome[],
+  billed: boolean[],
+): Promise<{ batch: Batch; keyId: string }[]> {
+  if (outcomes.length === 0) return [];
+  await rows(sql`
+    UPDATE batch_items i SET status = d.status, vat_result = d.vat, iban_result = d.iban,
+      billable = d.billable, error = d.error, completed_at = now(), lease_token = NULL, lease_until = NULL
+    FROM jsonb_to_recordset(${JSON.stringify(
+      outcomes.map((outcome, index) => ({
+        batch_id: outcome.item.batchId,
+        idx: outcome.item.index,
+        status: outcome.status,
+        vat: outcome.vat,
+        iban: outcome.iban,
+        billable: billed[index] ?? false,
+        error: outcome.error,
+      })),
+    )}::jsonb) AS d(batch_id text, idx int, status text, vat jsonb, iban jsonb, billable boolean, error jsonb)
+    WHERE i.batch_id = d.batch_id AND i.idx = d.idx`);
+  const counts = new Map<
+    string,
+    { id: string; done: number; valid: number; invalid: number; failed: number; billed: number }
+  >();
+  outcomes.forEach((outcome, index) => {
+    const id = outcome.item.batchId;
+    const count = counts.get(id) ?? { id, done: 0, valid: 0, invalid: 0, failed: 0, billed: 0 };
+    if (outcome.status === "failed") count.failed += 1;
+    else {
+      count.done += 1;
+      if (outcome.valid) count.valid += 1;
+      else count.invalid += 1;
+    }
+    if (billed[index]) count.billed += 1;
+    counts.set(id, count);
+  });
+  await rows(sql`
+    UPDATE batches b SET done = b.done + d.done, valid = b.valid + d.valid, invalid = b.invalid + d.invalid,
+      failed = b.failed + d.failed, billed = b.billed + d.billed
+    FROM jsonb_to_recordset(${JSON.stringify([...counts.values()])}::jsonb)
+      AS d(id text, done int, valid int, invalid int, failed int, billed int)
+    WHERE b.id = d.id`);
+  const completed = await rows<{ id: string; key_id: string }>(sql`
+    UPDATE batches SET status = 'completed', completed_at = now()
+    WHERE id IN (SELECT value FROM jsonb_array_elements_text(${JSON.stringify([...counts.keys()])}::jsonb))
+      AND status IN ('queued', 'running') AND done + failed >= total
+    RETURNING id, key_id`);
+  const finished: { batch: Batch; keyId: string }[] = [];
+  for (const row of completed) {
+    finished.push({ batch: (await findBatch(rows, row.key_id, row.id)) as Batch, keyId: row.key_id });
+  }
+  return finished;
+}

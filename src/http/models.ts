@@ -1,0 +1,39 @@
+import {
+  BatchItemInputSchema,
+  BatchItemSchema,
+  BatchItemsPageSchema,
+  BatchRequestSchema,
+  BatchSchema,
+} from "../batches/schema.ts";
+import { ErrorResponseSchema, ErrorSchema } from "../errors.ts";
+import { IbanResultSchema } from "../iban/schema.ts";
+import { ValidationRecordSchema } from "../validation/records.ts";
+import { VatResultSchema } from "../vat/schema.ts";
+import { StatusSchema } from "../vat/status.ts";
+import {
+  HealthSchema,
+  UsageBlockSchema,
+  UsageSchema,
+  ValidateRequestSchema,
+  ValidateResponseSchema,
+} from "./schemas.ts";
+
+/** Named schemas, registered once so the OpenAPI document refers to them by name. */
+export const models = {
+  Error: ErrorSchema,
+  ErrorResponse: ErrorResponseSchema,
+  ValidateRequest: ValidateRequestSchema,
+  ValidateResponse: ValidateResponseSchema,
+  IbanResult: IbanResultSchema,
+  VatResult: VatResultSchema,
+  UsageBlock: UsageBlockSchema,
+  Usage: UsageSchema,
+  Health: HealthSchema,
+  ViesStatus: StatusSchema,
+  BatchItemInput: BatchItemInputSchema,
+  BatchRequest: BatchRequestSchema,
+  Batch: BatchSchema,
+  BatchItem: BatchItemSchema,
+  BatchItemsPage: BatchItemsPageSchema,
+  ValidationRecord: ValidationRecordSchema,
+};

@@ -1,0 +1,104 @@
+import { sql } from "drizzle-orm";
+import { type Static, t } from "elysia";
+import { Batcher } from "../batch.ts";
+import type { Database, Rows } from "../db.ts";
+import { stringEnum } from "../enum-schema.ts";
+import type { VatResult } from "../vat/schema.ts";
+
+export const ValidationRecordSchema = t.Object(
+  {
+    request_id: t.String({
+      description: "the request_id of the /validate answer, or `{batch_id}.{index}` for a batch item",
+    }),
+    key_id: t.String(),
+    vat_number: t.String(),
+    valid: t.Boolean(),
+    name: t.Union([t.String(), t.Null()], { description: "registered name, as the authority gave it" }),
+    address: t.Union([t.String(), t.Null()], { description: "registered address, as the authority gave it" }),
+    checked_at: t.String({ format: "date-time", description: "when the authority answered" }),
+    consultation_number: t.Union([t.String(), t.Null()], {
+      description:
+        "the authority's consultation reference; present when the deployment sends its requester VAT number",
+    }),
+    source: stringEnum(["vies", "uk_authority"] as const),
+  },
+  {
+    title: "ValidationRecord",
+    description: "the stored proof of one VAT check the authority answered: what it said, and when",
+  },
+);
+export type ValidationRecord = Static<typeof ValidationRecordSchema>;
+
+/**
+ * The record of a VAT answer, when the authority gave it for this request: a fresh verdict,
+ * not a cache hit or a stale copy (those repeat the `checked_at` and consultation number of the
+ * check they come from, whose record is that check's).
+ */
+export function recordOf(requestId: string, keyId: string, vat: VatResult): ValidationRecord | null {
+  if (vat.cached || vat.valid === null || vat.vat_number === null || vat.checked_at === null) return null;
+  if (vat.source !== "vies" && vat.source !== "uk_authority") return null;
+  return {
+    request_id: requestId,
+    key_id: keyId,
+    vat_number: vat.vat_number,
+    valid: vat.valid,
+    name: vat.name,
+    address: vat.address,
+    checked_at: vat.checked_at,
+    consultation_number: vat.consultation_number,
+    source: vat.source,
+  };
+}
+
+/** Writes records, in a transaction of the caller's or on their own. */
+export async function insertRecords(rows: Rows, records: ValidationRecord[]): Promise<void> {
+  if (records.length === 0) return;
+  await rows(sql`
+    INSERT INTO validation_records
+      (request_id, key_id, vat_number, valid, name, address, checked_at, consultation_number, source)
+    SELECT d.request_id, d.key_id, d.vat_number, d.valid, d.name, d.address, d.checked_at::timestamptz,
+      d.consultation_number, d.source
+    FROM jsonb_to_recordset(${JSON.stringify(records)}::jsonb) AS d(
+      request_id text, key_id text, vat_number text, valid boolean, name text, address text,
+      checked_at text, consultation_number text, source text)
+    ON CONFLICT (request_id) DO NOTHING`);
+}
+
+const RECORD_COLUMNS = sql`request_id, key_id, vat_number, valid, name, address,
+  to_char(checked_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS checked_at,
+  consultation_number, source`;
+
+/** The validation records of the checks the authority answered, and their retention. */
+export class ValidationRecords {
+  private readonly writes: Batcher<ValidationRecord, null>;
+
+  constructor(private readonly database: Database) {
+    this.writes = new Batcher(async (records) => {
+      await insertRecords(database.rows, records);
+      return records.map(() => null);
+    });
+  }
+
+  /** Stores one record; concurrent ones share a statement. */
+  async add(record: ValidationRecord): Promise<void> {
+    await this.writes.submit(record);
+  }
+
+  /** A key's own record; null for another key's or an unknown id. */
+  async find(keyId: string, requestId: string): Promise<ValidationRecord | null> {
+    const [row] = await this.database.rows<ValidationRecord>(sql`
+      SELECT ${RECORD_COLUMNS} FROM validation_records WHERE request_id = ${requestId} AND key_id = ${keyId}`);
+    return row ?? null;
+  }
+
+  /** Deletes records older than `days`. */
+  async sweep(days: number): Promise<void> {
+    await this.database.rows(
+      sql`DELETE FROM validation_records WHERE created_at < now() - ${days} * interval '1 day'`,
+    );
+  }
+
+  idle(): Promise<void> {
+    return this.writes.idle();
+  }
+}

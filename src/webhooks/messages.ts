@@ -1,0 +1,29 @@
+import { randomBytes } from "node:crypto";
+import { sql } from "drizzle-orm";
+import type { Batch } from "../batches/schema.ts";
+import type { Rows } from "../db.ts";
+
+export type WebhookEvent = "batch.completed" | "batch.cancelled";
+
+/** How long a message is retried before it is given up. */
+export const DELIVERY_WINDOW_HOURS = 24;
+
+/**
+ * Queues the webhook of a batch that completed or was cancelled, in the transaction that did
+ * it: the message exists exactly when the batch ended. Its id is the `webhook-id` of every
+ * attempt; its body is fixed here, so every retry sends the same bytes.
+ */
+export async function queueBatchWebhook(
+  rows: Rows,
+  keyId: string,
+  type: WebhookEvent,
+  batch: Batch,
+): Promise<void> {
+  if (batch.webhook === null) return;
+  const payload = JSON.stringify({ type, data: batch });
+  await rows(sql`
+    INSERT INTO webhook_deliveries (id, batch_id, key_id, url, payload, give_up_at)
+    VALUES (${`msg_${randomBytes(12).toString("hex")}`}, ${batch.id}, ${keyId}, ${batch.webhook.url}, ${payload},
+      now() + ${DELIVERY_WINDOW_HOURS} * interval '1 hour')
+    ON CONFLICT (batch_id) DO NOTHING`);
+}

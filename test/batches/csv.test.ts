@@ -1,0 +1,67 @@
+import { describe, expect, test } from "bun:test";
+import { CsvError, csvField, csvRecord, parseCsv } from "../../src/batches/csv.ts";
+
+describe("parseCsv (RFC 4180)", () => {
+  test.each([
+    [
+      "CRLF records, a last line break",
+      "vat,iban\r\nDE1,X\r\n",
+      [
+        ["vat", "iban"],
+        ["DE1", "X"],
+      ],
+    ],
+    ["LF records, no last line break", "vat\nDE1", [["vat"], ["DE1"]]],
+    [
+      "quoted fields with commas, quotes and line breaks",
+      'a,"b,c","d""e","f\r\ng"\n',
+      [["a", "b,c", 'd"e', "f\r\ng"]],
+    ],
+    [
+      "empty fields keep their place",
+      "a,,c\n,,\n",
+      [
+        ["a", "", "c"],
+        ["", "", ""],
+      ],
+    ],
+    ["empty lines are skipped", "a\n\n\r\nb\n", [["a"], ["b"]]],
+    ["a byte-order mark is skipped", "\ufeffvat\nDE1\n", [["vat"], ["DE1"]]],
+    ["an empty quoted field is a record", '""\n', [[""]]],
+    ["nothing", "", []],
+  ])("%s", (_, text, records) => {
+    expect(parseCsv(text)).toEqual(records);
+  });
+
+  test.each([
+    ["a quoted field never closed", 'a\n"open,\nstill open', "line 2: a quoted field is never closed"],
+    ["a quote inside an unquoted field", 'ab"c\n', "line 1: a quote inside a field not enclosed in quotes"],
+    ["text after a closing quote", 'x\n"a"b,c\n', "line 2: text after the closing quote of a field"],
+  ])("refuses %s, naming the line", (_, text, message) => {
+    expect(() => parseCsv(text)).toThrow(new CsvError(message));
+  });
+});
+
+describe("writing CSV", () => {
+  test("quotes what needs quoting, doubles quotes, ends records with CRLF", () => {
+    expect(csvRecord(["plain", "a,b", 'say "hi"', "two\nlines", null, 7, false])).toBe(
+      'plain,"a,b","say ""hi""","two\nlines",,7,false\r\n',
+    );
+  });
+
+  test("a value a spreadsheet would run as a formula stays text", () => {
+    for (const value of ['=HYPERLINK("x")', "+1", "-1", "@SUM(A1)", "\tx"]) {
+      expect(csvField(value).replace(/^"|"$/g, "").startsWith("'")).toBe(true);
+    }
+    expect(csvField("ACME=1")).toBe("ACME=1");
+  });
+
+  test("what is written reads back the same (apostrophes aside)", () => {
+    const rows = [
+      ["index", "name"],
+      ["0", 'Société "Générale", Paris\nLa Défense'],
+      ["1", ""],
+    ];
+    expect(parseCsv(rows.map((row) => csvRecord(row)).join(""))).toEqual(rows);
+  });
+});
