@@ -161,7 +161,11 @@ export function createBatchProcessor(options: BatchProcessorOptions) {
     if (plan?.kind === "upstream") {
       const delay = retryDelayMs(item.attempts, options.retryWindowSeconds);
       const lastChance = item.retryUntilMs !== null && item.claimedAtMs + delay >= item.retryUntilMs;
-      const resolution = await options.vat.resolve(plan, { background: true, staleFallback: lastChance });
+      const resolution = await options.vat.resolve(plan, {
+        background: true,
+        staleFallback: lastChance,
+        owner: item.keyId,
+      });
       const code = resolution.result.error?.code;
       if (code !== undefined && RETRYABLE.has(code) && !lastChance) {
         if (reservation) await meter.settle(reservation, false);

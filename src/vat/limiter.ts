@@ -8,33 +8,61 @@ export type KeyedLimiterOptions = {
   maxWaiting: number;
 };
 
-/**
- * Whether a caller is urgent: asked when a slot comes free, so a waiting caller can become
- * urgent (a request for the same number joined a batch item's call).
- */
-export type Urgency = () => boolean;
+/** Who waits for a slot. By default an urgent caller (an interactive request). */
+export type Caller = {
+  /**
+   * Asked when a slot comes free, so a waiting caller can become urgent (a request for the
+   * same number joined a batch item's call).
+   */
+  urgent: () => boolean;
+  /** Whose work it is (an API key): callers that are not urgent take turns by owner. */
+  owner?: string;
+};
+
+const INTERACTIVE: Caller = { urgent: () => true };
 
 /**
- * Bounds concurrent work per key, with a first-in, first-out wait for a slot in which urgent
- * callers (interactive requests) go before the others (batch items). The line of urgent
- * callers is bounded; the others are bounded by whoever sends them.
+ * Bounds concurrent work per key, with a wait for a slot in which urgent callers (interactive
+ * requests) go before the others (batch items), and the others take turns by owner, so one
+ * key's large batch does not keep another key's items waiting. The line of urgent callers is
+ * bounded; the others are bounded by whoever sends them.
  */
 export interface KeyedLimiter {
   /**
    * A slot for `key`: at once when one is free, else after waiting at most `waitMs` in line.
    * Null when the line is full or no slot came free in time; the caller must not go ahead.
    */
-  acquire(key: string, waitMs: number, urgent?: Urgency): Promise<Release | null>;
+  acquire(key: string, waitMs: number, caller?: Caller): Promise<Release | null>;
   /** Slots taken and callers waiting for `key`, for metrics and tests. */
   load(key: string): { active: number; waiting: number };
 }
 
-type Waiter = { grant: (release: Release) => void; urgent: Urgency };
-type Line = { active: number; waiting: Waiter[] };
+type Waiter = { grant: (release: Release) => void; caller: Caller };
+/** `served`: per owner, when a slot of this line last went to it (a count of grants). */
+type Line = { active: number; waiting: Waiter[]; served: Map<string, number>; grants: number };
 
 /**
- * An in-process limiter per key. A released slot passes straight to the longest-waiting urgent
- * caller, else to the longest waiter, so a newcomer never overtakes a caller of its kind.
+ * The waiter a freed slot goes to: the longest-waiting urgent caller; else the longest waiter
+ * of the owner served longest ago.
+ */
+function nextWaiter(line: Line): number {
+  const urgent = line.waiting.findIndex((waiter) => waiter.caller.urgent());
+  if (urgent >= 0) return urgent;
+  let chosen = 0;
+  let servedAt = Number.POSITIVE_INFINITY;
+  line.waiting.forEach((waiter, index) => {
+    const at = line.served.get(waiter.caller.owner ?? "") ?? -1;
+    if (at < servedAt) {
+      servedAt = at;
+      chosen = index;
+    }
+  });
+  return chosen;
+}
+
+/**
+ * An in-process limiter per key. A released slot passes straight to the next waiter
+ * (`nextWaiter`), so a newcomer never overtakes a caller of its kind.
  */
 export function createKeyedLimiter({ maxConcurrent, maxWaiting }: KeyedLimiterOptions): KeyedLimiter {
   if (!Number.isSafeInteger(maxConcurrent) || maxConcurrent < 1) {
@@ -48,7 +76,7 @@ export function createKeyedLimiter({ maxConcurrent, maxWaiting }: KeyedLimiterOp
   const lineOf = (key: string): Line => {
     const existing = lines.get(key);
     if (existing !== undefined) return existing;
-    const created: Line = { active: 0, waiting: [] };
+    const created: Line = { active: 0, waiting: [], served: new Map(), grants: 0 };
     lines.set(key, created);
     return created;
   };
@@ -58,9 +86,10 @@ export function createKeyedLimiter({ maxConcurrent, maxWaiting }: KeyedLimiterOp
     return () => {
       if (released) return;
       released = true;
-      const urgent = line.waiting.findIndex((waiter) => waiter.urgent());
-      const [next] = line.waiting.splice(urgent < 0 ? 0 : urgent, 1);
+      const [next] = line.waiting.length > 0 ? line.waiting.splice(nextWaiter(line), 1) : [];
       if (next !== undefined) {
+        line.grants += 1;
+        line.served.set(next.caller.owner ?? "", line.grants);
         next.grant(releaseFor(key, line));
         return;
       }
@@ -70,13 +99,14 @@ export function createKeyedLimiter({ maxConcurrent, maxWaiting }: KeyedLimiterOp
   };
 
   return {
-    acquire(key, waitMs, urgent = () => true) {
+    acquire(key, waitMs, caller = INTERACTIVE) {
       const line = lineOf(key);
       if (line.active < maxConcurrent) {
         line.active += 1;
         return Promise.resolve(releaseFor(key, line));
       }
-      const full = urgent() && line.waiting.filter((waiter) => waiter.urgent()).length >= maxWaiting;
+      const full =
+        caller.urgent() && line.waiting.filter((waiter) => waiter.caller.urgent()).length >= maxWaiting;
       if (full || waitMs <= 0) return Promise.resolve(null);
       return new Promise((resolve) => {
         const waiter: Waiter = {
@@ -84,7 +114,7 @@ export function createKeyedLimiter({ maxConcurrent, maxWaiting }: KeyedLimiterOp
             clearTimeout(timer);
             resolve(release);
           },
-          urgent,
+          caller,
         };
         const timer = setTimeout(() => {
           line.waiting.splice(line.waiting.indexOf(waiter), 1);

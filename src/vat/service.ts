@@ -98,6 +98,8 @@ export type ResolveOptions = {
   background?: boolean;
   /** Whether an upstream failure is answered with the last-known-good copy (the default); else with the error. */
   staleFallback?: boolean;
+  /** Whose background work it is (an API key): background calls take turns for slots by owner. */
+  owner?: string;
 };
 
 export type VatPlan =
@@ -194,6 +196,7 @@ export function createVatService(options: VatServiceOptions): VatService {
     authority: VatUpstream,
     budget: Budget,
     urgency: { urgent: boolean },
+    owner: string | undefined,
   ): Promise<UpstreamCallReport> => {
     const { prefix, number, vatNumber } = format;
     const reported = reportedFault(format);
@@ -204,7 +207,7 @@ export function createVatService(options: VatServiceOptions): VatService {
         { prefix, number },
         budget,
         { ...callOptions, upstream: authority },
-        () => urgency.urgent,
+        { urgent: () => urgency.urgent, owner },
       );
     } catch (error) {
       log.error("vat_upstream_threw", { prefix, message: String(error) });
@@ -278,7 +281,7 @@ export function createVatService(options: VatServiceOptions): VatService {
       const number = format.vatNumber;
       const urgency = { urgent: !background };
       const flight = flights.run(number, () =>
-        fly(format, authority, budget, urgency).finally(() => {
+        fly(format, authority, budget, urgency, resolveOptions.owner).finally(() => {
           if (urgencies.get(number) === urgency) urgencies.delete(number);
         }),
       );

@@ -1,6 +1,6 @@
 import type { Logger } from "../log.ts";
 import type { Budget } from "./budget.ts";
-import type { KeyedLimiter, Urgency } from "./limiter.ts";
+import type { Caller, KeyedLimiter } from "./limiter.ts";
 import type { UpstreamCheck, UpstreamFault, UpstreamOutcome, VatUpstream } from "./upstream.ts";
 
 export type RetryPolicy = {
@@ -64,14 +64,14 @@ export async function callUpstream(
   check: UpstreamCheck,
   budget: Budget,
   options: UpstreamCallOptions,
-  urgent?: Urgency,
+  caller?: Caller,
 ): Promise<UpstreamCallReport> {
   const { upstream, limiter, attemptTimeoutMs, retry, random, log } = options;
   let last: UpstreamFault = NO_SLOT;
   for (let attempt = 1; ; attempt += 1) {
     // A free slot is taken whatever the budget; waiting for one stops while an attempt would
     // still have `minAttemptMs`, so no call starts that is bound to be cut off at once.
-    const release = await limiter.acquire(check.prefix, budget.remainingMs() - retry.minAttemptMs, urgent);
+    const release = await limiter.acquire(check.prefix, budget.remainingMs() - retry.minAttemptMs, caller);
     // With no slot the last fault stands: it says more than our own queue does.
     if (release === null) return { outcome: last, attempts: attempt - 1 };
     let outcome: UpstreamOutcome;

@@ -4,13 +4,16 @@ import { TypeCompiler } from "@sinclair/typebox/compiler";
 import { KeyStore } from "../../src/accounts/key-store.ts";
 import { planCatalogue } from "../../src/accounts/plans.ts";
 import { type App, buildApp } from "../../src/app.ts";
+import { BatchItemsPageSchema, BatchSchema } from "../../src/batches/schema.ts";
 import { parseConfig } from "../../src/config.ts";
 import { ErrorResponseSchema } from "../../src/errors.ts";
 import { pathOf } from "../../src/http/path.ts";
+import { routeOf } from "../../src/http/routes.ts";
 import { HealthSchema, type PlanId, UsageSchema, ValidateResponseSchema } from "../../src/http/schemas.ts";
 import { createLogger, type Logger } from "../../src/log.ts";
 import { ReadySchema } from "../../src/observability/endpoints.ts";
 import { createServices, type Services } from "../../src/services.ts";
+import { ValidationRecordSchema } from "../../src/validation/records.ts";
 import { StatusSchema } from "../../src/vat/status.ts";
 import { startViesFake, type ViesFake } from "../fakes/vies.ts";
 import { testDatabase } from "./database.ts";
@@ -24,6 +27,11 @@ const SUCCESS_SCHEMAS: Record<string, ReturnType<typeof compiled>> = {
   "GET /status": compiled(StatusSchema),
   "GET /health": compiled(HealthSchema),
   "GET /ready": compiled(ReadySchema),
+  "POST /batches": compiled(BatchSchema),
+  "GET /batches/:id": compiled(BatchSchema),
+  "DELETE /batches/:id": compiled(BatchSchema),
+  "GET /batches/:id/items": compiled(BatchItemsPageSchema),
+  "GET /validations/:request_id": compiled(ValidationRecordSchema),
 };
 
 export type TestResponse<T = Record<string, unknown>> = {
@@ -124,7 +132,8 @@ export async function startHarness(
     }
     const response = await app.handle(new Request(`http://localhost${path}`, { method, headers, body }));
     const status = response.status;
-    const parsed = await checkContract(`${method} ${pathOf(`http://localhost${path}`)}`, response);
+    const routePath = pathOf(`http://localhost${path}`);
+    const parsed = await checkContract(`${method} ${routeOf(routePath)?.path ?? routePath}`, response);
     return { status, headers: response.headers, body: parsed as never };
   };
 

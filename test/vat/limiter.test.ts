@@ -76,7 +76,7 @@ describe("keyed limiter", () => {
     const limiter = createKeyedLimiter({ maxConcurrent: 1, maxWaiting: 10 });
     const order: string[] = [];
     const holder = taken(await limiter.acquire("DE", 0));
-    const background = () => false;
+    const background = { urgent: () => false };
     const noted = (name: string) => (release: Release | null) => {
       order.push(name);
       return release;
@@ -101,8 +101,8 @@ describe("keyed limiter", () => {
       order.push(name);
       return release;
     };
-    const first = limiter.acquire("DE", 5_000, () => false).then(noted("batch"));
-    const promoted = limiter.acquire("DE", 5_000, () => joined).then(noted("joined"));
+    const first = limiter.acquire("DE", 5_000, { urgent: () => false }).then(noted("batch"));
+    const promoted = limiter.acquire("DE", 5_000, { urgent: () => joined }).then(noted("joined"));
     joined = true;
     holder();
     taken(await promoted)();
@@ -113,11 +113,29 @@ describe("keyed limiter", () => {
   test("the bound on waiting counts urgent callers only: background ones never crowd them out", async () => {
     const limiter = createKeyedLimiter({ maxConcurrent: 1, maxWaiting: 1 });
     const holder = taken(await limiter.acquire("DE", 0));
-    const backgrounds = Array.from({ length: 5 }, () => limiter.acquire("DE", 5_000, () => false));
+    const backgrounds = Array.from({ length: 5 }, () =>
+      limiter.acquire("DE", 5_000, { urgent: () => false }),
+    );
     const urgent = limiter.acquire("DE", 5_000);
     expect(await limiter.acquire("DE", 5_000)).toBeNull();
     holder();
     taken(await urgent)();
     for (const waiting of backgrounds) taken(await waiting)();
+  });
+
+  test("callers that are not urgent take turns by owner: one key's long line does not hold up another's", async () => {
+    const limiter = createKeyedLimiter({ maxConcurrent: 1, maxWaiting: 10 });
+    const order: string[] = [];
+    const holder = taken(await limiter.acquire("DE", 0));
+    const of = (owner: string) => ({ urgent: () => false, owner });
+    const queued = ["a1", "a2", "a3", "b1", "b2"].map((name) =>
+      limiter.acquire("DE", 5_000, of(name.slice(0, 1))).then((release) => {
+        order.push(name);
+        return release;
+      }),
+    );
+    holder();
+    for (const index of [0, 3, 1, 4, 2]) taken((await queued[index]) ?? null)();
+    expect(order).toEqual(["a1", "b1", "a2", "b2", "a3"]);
   });
 });
