@@ -79,6 +79,11 @@ export const ConfigSchema = t.Object({
   BATCH_RETRY_WINDOW_SECONDS: t.Integer({ minimum: 1, maximum: 7 * 86_400, default: 3600 }),
   /** Batch items one instance works on at the same time. */
   BATCH_CONCURRENCY: t.Integer({ minimum: 1, maximum: 1000, default: 128 }),
+  /**
+   * How long a claim holds a batch item (renewed while it is worked on) or a webhook message:
+   * after a crash, what it held is taken up again this much later (at once on the embedded database).
+   */
+  BATCH_LEASE_SECONDS: t.Integer({ minimum: 2, maximum: 3600, default: 60 }),
   /** How often an idle instance looks for batch work (and webhook messages) in the database. */
   BATCH_POLL_MS: t.Integer({ minimum: 10, maximum: 60_000, default: 500 }),
   /** Days a completed or cancelled batch, with its items, is kept. */

@@ -182,7 +182,9 @@ export function createServices(
     concurrency: config.BATCH_CONCURRENCY,
     pollMs: config.BATCH_POLL_MS,
     retryWindowSeconds: config.BATCH_RETRY_WINDOW_SECONDS,
+    leaseMs: config.BATCH_LEASE_SECONDS * 1000,
     soleWorker: database.kind === "pglite",
+    onFinished: (status, count) => metrics.batchItems.inc({ status }, count),
   });
   const webhooks = createWebhookDelivery({
     database,
@@ -192,6 +194,8 @@ export function createServices(
     timeoutMs: config.WEBHOOK_TIMEOUT_MS,
     backoffBaseMs: config.WEBHOOK_BACKOFF_BASE_MS,
     pollMs: config.BATCH_POLL_MS,
+    leaseMs: config.BATCH_LEASE_SECONDS * 1000,
+    soleWorker: database.kind === "pglite",
   });
   const retention = createPoller({
     intervalMs: RETENTION_SWEEP_MS,

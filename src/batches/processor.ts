@@ -40,7 +40,9 @@ export type BatchProcessorOptions = {
   /** How long an item whose member state fails is retried, from its first failure. */
   retryWindowSeconds: number;
   /** How long a claim holds an item; renewed while it is worked on. */
-  leaseMs?: number;
+  leaseMs: number;
+  /** Told how many items this instance finished, by status, for metrics. */
+  onFinished?: (status: "done" | "failed", count: number) => void;
   /** Whether this process is the only worker there can be (embedded): leases left by a crash are dropped at start. */
   soleWorker: boolean;
 };
@@ -81,7 +83,7 @@ type Finished = ItemOutcome & {
  */
 export function createBatchProcessor(options: BatchProcessorOptions) {
   const { database, meter, log } = options;
-  const leaseMs = options.leaseMs ?? 60_000;
+  const { leaseMs } = options;
   const token = `w_${randomBytes(9).toString("hex")}`;
   let inFlight = 0;
   let turn = 0;
@@ -113,6 +115,10 @@ export function createBatchProcessor(options: BatchProcessorOptions) {
         },
       },
     );
+    for (const status of ["done", "failed"] as const) {
+      const count = finished.filter((outcome, index) => kept[index] && outcome.status === status).length;
+      if (count > 0) options.onFinished?.(status, count);
+    }
     return finished.map(() => null);
   });
 

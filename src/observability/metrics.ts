@@ -63,6 +63,12 @@ export function createMetrics() {
       labelNames: ["reason"] as const,
       registers: [registry],
     }),
+    batchItems: new Counter({
+      name: "batch_items_total",
+      help: "Batch items this instance finished, by status: done or failed",
+      labelNames: ["status"] as const,
+      registers: [registry],
+    }),
     keyLookups: new Counter({
       name: "key_lookups_total",
       help: "API keys looked up in the database (not held in process), by result: found or missing",

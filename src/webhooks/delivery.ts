@@ -26,6 +26,10 @@ export type WebhookDeliveryOptions = {
   backoffBaseMs: number;
   /** How often due messages are looked for. */
   pollMs: number;
+  /** How long a claim holds a message while it is attempted. */
+  leaseMs: number;
+  /** Whether this process is the only worker there can be (embedded): claims left by a crash are dropped at start. */
+  soleWorker: boolean;
   /** Resolves webhook hosts; the system's resolver by default. */
   resolve?: Resolver;
 };
@@ -34,7 +38,6 @@ export type WebhookDeliveryOptions = {
 const CONCURRENCY = 8;
 /** Of an answer, only the status matters: the body is read no further than this. */
 const MAX_ANSWER_BYTES = 4096;
-const LEASE_MS = 60_000;
 const MAX_BACKOFF_MS = 60 * 60 * 1000;
 
 type Due = { id: string; key_id: string; url: string; payload: string; attempts: number };
@@ -52,6 +55,7 @@ type Attempt = { status: number | null; problem: string | null };
 export function createWebhookDelivery(options: WebhookDeliveryOptions): Poller {
   const { database, secrets, policy, log } = options;
   const token = `wh_${randomBytes(9).toString("hex")}`;
+  let started = false;
 
   const claim = () =>
     database.rows<Due>(sql`
@@ -61,7 +65,7 @@ export function createWebhookDelivery(options: WebhookDeliveryOptions): Poller {
         ORDER BY next_attempt_at LIMIT ${CONCURRENCY}
         FOR UPDATE SKIP LOCKED
       )
-      UPDATE webhook_deliveries w SET lease_token = ${token}, lease_until = now() + ${LEASE_MS} * interval '1 millisecond'
+      UPDATE webhook_deliveries w SET lease_token = ${token}, lease_until = now() + ${options.leaseMs} * interval '1 millisecond'
       FROM picked WHERE w.id = picked.id
       RETURNING w.id, w.key_id, w.url, w.payload, w.attempts`);
 
@@ -112,6 +116,14 @@ export function createWebhookDelivery(options: WebhookDeliveryOptions): Poller {
     intervalMs: options.pollMs,
     onError: (error) => log.error("webhook_delivery_failed", { error: String(error) }),
     async tick() {
+      if (!started) {
+        if (options.soleWorker) {
+          await database.rows(
+            sql`UPDATE webhook_deliveries SET lease_token = NULL, lease_until = NULL WHERE status = 'pending'`,
+          );
+        }
+        started = true;
+      }
       const due = await claim();
       await Promise.all(due.map(deliver));
       return due.length === CONCURRENCY;
