@@ -1,6 +1,6 @@
 /**
  * Runs the benchmarks one after another, each in a process of its own so that none inherits
- * another's compiled code or garbage: `bun bench/run.ts [iban|http|vat ...]`, all by default.
+ * another's compiled code or garbage: `bun bench/run.ts [iban|http|vat|batch ...]`, all by default.
  */
 import { spawn } from "bun";
 
@@ -8,6 +8,7 @@ const BENCHMARKS = {
   iban: "bench/iban.ts",
   http: "bench/http.ts",
   vat: "bench/vat.ts",
+  batch: "bench/batch.ts",
 } as const;
 
 type Benchmark = keyof typeof BENCHMARKS;

@@ -22,7 +22,7 @@ const SERVICE = [
 ];
 
 /** A running service with its keys. */
-export type Deployment = { name: string; port: number; keys: string[] };
+export type Deployment = { name: string; port: number; pid: number; keys: string[] };
 
 /** The Postgres and Redis of the second configuration: DATABASE_URL and REDIS_URL, or the local servers CI uses. */
 export const POSTGRES_REDIS = {
@@ -91,7 +91,7 @@ async function runEmbedded(env: Record<string, string>, work: (deployment: Deplo
     });
     try {
       const keys = await keysThroughAdminSocket(join(dataDir, "admin.sock"));
-      await work({ name: "embedded (PGlite + in-process)", port: server.port, keys });
+      await work({ name: "embedded (PGlite)", port: server.port, pid: server.pid, keys });
     } finally {
       await server.stop();
     }
@@ -119,7 +119,7 @@ async function runPostgresRedis(
   });
   try {
     const keys = await keysInPostgres(databaseUrl);
-    await work({ name: "Postgres + Redis", port: server.port, keys });
+    await work({ name: "Postgres + Redis", port: server.port, pid: server.pid, keys });
   } finally {
     await server.stop();
   }

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { freePort } from "../test/support/ports.ts";
 
 /** A child process serving HTTP on `port`. */
-export type RunningServer = { port: number; stop(): Promise<void> };
+export type RunningServer = { port: number; pid: number; stop(): Promise<void> };
 
 function positiveIntegerFromEnv(name: string, fallback: number): number {
   const raw = process.env[name];
@@ -45,6 +45,7 @@ export async function startServer(
     if (ready) {
       return {
         port,
+        pid: child.pid,
         async stop() {
           child.kill("SIGTERM");
           await child.exited;

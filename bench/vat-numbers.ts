@@ -7,6 +7,13 @@ const SHAPES = {
   NL: { width: 8, checkWidth: 1, write: (payload, check) => `NL${payload}${check}B01` },
   DE: { width: 8, checkWidth: 1, write: (payload, check) => `DE${payload}${check}` },
   BE: { width: 7, checkWidth: 2, write: (payload, check) => `BE0${payload}${check}` },
+  DK: { width: 7, checkWidth: 1, write: (payload, check) => `DK${payload}${check}` },
+  FI: { width: 7, checkWidth: 1, write: (payload, check) => `FI${payload}${check}` },
+  HU: { width: 7, checkWidth: 1, write: (payload, check) => `HU${payload}${check}` },
+  PL: { width: 9, checkWidth: 1, write: (payload, check) => `PL${payload}${check}` },
+  EE: { width: 8, checkWidth: 1, write: (payload, check) => `EE${payload}${check}` },
+  LU: { width: 6, checkWidth: 2, write: (payload, check) => `LU${payload}${check}` },
+  SI: { width: 7, checkWidth: 1, write: (payload, check) => `SI${payload}${check}` },
 } as const satisfies Record<string, Shape>;
 
 export type BenchPrefix = keyof typeof SHAPES;
@@ -23,7 +30,10 @@ export interface VatNumberSource {
  * of the check-digit rules. Deterministic: every run sees the same numbers.
  */
 export function createVatNumberSource(): VatNumberSource {
-  const counters: Record<BenchPrefix, number> = { NL: 0, DE: 0, BE: 0 };
+  const counters = Object.fromEntries(Object.keys(SHAPES).map((prefix) => [prefix, 0])) as Record<
+    BenchPrefix,
+    number
+  >;
 
   const next = (prefix: BenchPrefix): string => {
     const { width, checkWidth, write }: Shape = SHAPES[prefix];

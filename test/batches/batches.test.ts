@@ -475,3 +475,43 @@ describe("VIES slots", () => {
     await waitForBatch(large.send, big.id);
   });
 });
+
+describe("webhook URLs are an attack surface (SSRF)", () => {
+  test("refused at POST /batches unless public https: loopback, 10/8, metadata, IPv6 loopback, a name for loopback", async () => {
+    const strict = await startHarness();
+    try {
+      const key = await strict.createKey("pro");
+      const send = sendTo(strict, key.secret);
+      for (const [url, reason] of [
+        ["http://hooks.example.com/h", "must be an https URL"],
+        ["https://127.0.0.1/h", "its host 127.0.0.1 is not a public address"],
+        ["https://10.20.30.40/h", "its host 10.20.30.40 is not a public address"],
+        ["https://169.254.169.254/latest/meta-data/", "its host 169.254.169.254 is not a public address"],
+        ["https://[::1]:8443/h", "its host ::1 is not a public address"],
+        ["https://[::ffff:127.0.0.1]/h", "its host ::ffff:7f00:1 is not a public address"],
+        // Whichever of its addresses the resolver lists first.
+        ["https://localhost/h", /^its host localhost is at (127\.0\.0\.1|::1), not a public address$/],
+      ] as const) {
+        const response = await send("POST", "/batches", {
+          body: JSON.stringify({ items: [{ vat: "DE811569869" }], webhook_url: url }),
+          headers: { "content-type": "application/json" },
+        });
+        const body = (await response.json()) as { error: { code: string; message: string } };
+        expect({ url, status: response.status, code: body.error.code }).toEqual({
+          url,
+          status: 400,
+          code: "invalid_request",
+        });
+        const expected = typeof reason === "string" ? `\`webhook_url\` ${reason}` : null;
+        if (expected) expect(body.error.message).toBe(expected);
+        else expect(body.error.message.replace("`webhook_url` ", "")).toMatch(reason);
+      }
+      const [count] = await strict.services.database.rows<{ n: number }>(
+        sql`SELECT count(*)::int AS n FROM batches WHERE key_id = ${key.keyId}`,
+      );
+      expect(count?.n).toBe(0);
+    } finally {
+      await strict.close();
+    }
+  });
+});
