@@ -5,7 +5,13 @@
  */
 import { expect } from "bun:test";
 import type { CreatedKey } from "../../src/accounts/admin.ts";
-import { awayFromMinuteEdge, type RunningServer, type Sandbox, validateIban } from "../support/service.ts";
+import {
+  awayFromMinuteEdge,
+  type RunningServer,
+  type Sandbox,
+  singleJsonLine,
+  validateIban,
+} from "../support/service.ts";
 
 /**
  * The server enforces what `--rate` and `--quota` set: `rateOfTwo` (created with `--rate 2`)
@@ -28,11 +34,36 @@ export async function expectLimitsEnforced(
   expect(over.body.error?.code).toBe("quota_exceeded");
 }
 
-/** `keys revoke` and `keys usage` of a key that does not exist: exit 1, why on stderr, nothing on stdout. */
+/** `keys revoke`, `usage` and `webhook-secret` of a key that does not exist: exit 1, why on stderr, nothing on stdout. */
 export async function expectUnknownKeyRefused(box: Sandbox, env: Record<string, string>): Promise<void> {
-  for (const command of ["revoke", "usage"]) {
+  for (const command of ["revoke", "usage", "webhook-secret"]) {
     const exit = await box.keys([command, "key_doesnotexist0000"], env);
     expect(exit).toMatchObject({ code: 1, stdout: "" });
     expect(exit.stderr).toBe(`keys ${command}: no key key_doesnotexist0000\n`);
   }
+}
+
+/**
+ * `keys webhook-secret KEY_ID` shows the key's signing secret (created on first use) on one
+ * line, the same each time; `--rotate` replaces it.
+ */
+export async function expectWebhookSecretShown(
+  box: Sandbox,
+  env: Record<string, string>,
+  keyId: string,
+): Promise<void> {
+  const shown = async (args: string[]) =>
+    singleJsonLine(await box.keysOk(["webhook-secret", keyId, ...args], env)) as {
+      key_id: string;
+      webhook_secret: string;
+    };
+  const first = await shown([]);
+  expect(first).toEqual({
+    key_id: keyId,
+    webhook_secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{43}=$/),
+  });
+  expect(await shown([])).toEqual(first);
+  const rotated = await shown(["--rotate"]);
+  expect(rotated.webhook_secret).not.toBe(first.webhook_secret);
+  expect(await shown([])).toEqual(rotated);
 }

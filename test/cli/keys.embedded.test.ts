@@ -13,7 +13,7 @@ import {
   singleJsonLine,
   validateIban,
 } from "../support/service.ts";
-import { expectLimitsEnforced, expectUnknownKeyRefused } from "./keys-checks.ts";
+import { expectLimitsEnforced, expectUnknownKeyRefused, expectWebhookSecretShown } from "./keys-checks.ts";
 
 // Real processes, and a first start of embedded Postgres, take longer than bun's 5 s default.
 setDefaultTimeout(30_000);
@@ -169,6 +169,9 @@ describe("with the server running, keys go through its admin socket", () => {
 
   test("revoke and usage of a key that does not exist fail, with nothing on stdout", () =>
     expectUnknownKeyRefused(box, env));
+
+  test("webhook-secret shows a key's signing secret, and --rotate replaces it", async () =>
+    expectWebhookSecretShown(box, env, (await create(["--plan", "pro"])).key_id));
 });
 
 describe("with no server running, keys open the data directory themselves", () => {

@@ -40,6 +40,13 @@ describe("a command line that cannot run: exit 2, the reason and the usage on st
     ["revoke without a key id", ["revoke"], /revoke takes exactly one KEY_ID/],
     ["revoke with two key ids", ["revoke", "key_a", "key_b"], /revoke takes exactly one KEY_ID/],
     ["list with an option", ["list", "--plan", "free"], /list takes no options/],
+    ["webhook-secret without a key id", ["webhook-secret"], /webhook-secret takes exactly one KEY_ID/],
+    [
+      "webhook-secret with another option",
+      ["webhook-secret", "key_a", "--plan", "free"],
+      /webhook-secret takes --rotate only/,
+    ],
+    ["--rotate on another command", ["revoke", "key_a", "--rotate"], /revoke takes no options/],
   ] as const)("%s", async (_, args, reason) => {
     // The data directory stays empty: a refused command line never touches the database.
     const dataDir = box.tempDir();

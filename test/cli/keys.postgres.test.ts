@@ -10,7 +10,7 @@ import {
   serviceEnv,
   validateIban,
 } from "../support/service.ts";
-import { expectLimitsEnforced, expectUnknownKeyRefused } from "./keys-checks.ts";
+import { expectLimitsEnforced, expectUnknownKeyRefused, expectWebhookSecretShown } from "./keys-checks.ts";
 
 // Real processes take longer than bun's 5 s default.
 setDefaultTimeout(30_000);
@@ -108,6 +108,9 @@ describe.if(Boolean(process.env.DATABASE_URL))("keys on Postgres, with the serve
 
   test("revoke and usage of a key that does not exist fail, with nothing on stdout", () =>
     expectUnknownKeyRefused(box, env));
+
+  test("webhook-secret shows a key's signing secret, and --rotate replaces it", async () =>
+    expectWebhookSecretShown(box, env, (await box.createKey(["--plan", "pro"], env)).key_id));
 
   test("SIGTERM stops the server cleanly", async () => {
     expect(await server.stop()).toBe(0);
