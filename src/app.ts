@@ -8,7 +8,7 @@ import type { Config } from "./config.ts";
 import { ApiError } from "./errors.ts";
 import { authentication } from "./http/auth.ts";
 import { parseJsonObjectBody } from "./http/body.ts";
-import { docs, HEADERS, jsonRequestBody } from "./http/docs.ts";
+import { docs, errorResponses, HEADERS, jsonRequestBody, KEYED_ROUTE_RESPONSES } from "./http/docs.ts";
 import { errorHandling } from "./http/errors.ts";
 import { models } from "./http/models.ts";
 import { requestIds } from "./http/request-id.ts";
@@ -48,12 +48,7 @@ const API_DESCRIPTION =
   "Validates EU VAT numbers against VIES (with caching and outage fallback) and IBANs offline " +
   "(checksum, structure, components, SEPA, bank and BIC). Every error has the body {error: {code, message}}.";
 
-const errorResponses = (...statuses: number[]) =>
-  Object.fromEntries(statuses.map((status) => [status, "ErrorResponse" as const]));
-
 const AFTER_AUTHENTICATION = { ...HEADERS.rateLimit, ...HEADERS.gatewayBilling };
-const UNAUTHORIZED = { description: "`unauthorized`: the key is missing or invalid" };
-const FORBIDDEN = { description: "`forbidden`: the key is revoked" };
 
 /** Builds the HTTP app from its dependencies, without listening. */
 export function buildApp(deps: AppDeps) {
@@ -108,8 +103,8 @@ export function buildApp(deps: AppDeps) {
                 "Malformed body, or no component could be answered because of its input: `invalid_request`, `invalid_format`, `invalid_country`, `invalid_length`",
               headers: AFTER_AUTHENTICATION,
             },
-            401: UNAUTHORIZED,
-            403: FORBIDDEN,
+            401: KEYED_ROUTE_RESPONSES[401],
+            403: KEYED_ROUTE_RESPONSES[403],
             413: {
               description: "`invalid_request`: the body is over the size limit (16 KiB by default)",
               headers: AFTER_AUTHENTICATION,
@@ -146,17 +141,8 @@ export function buildApp(deps: AppDeps) {
           security: [{ ApiKey: [] }],
           responses: {
             200: { description: "The record", headers: HEADERS.rateLimit },
-            401: UNAUTHORIZED,
-            403: FORBIDDEN,
+            ...KEYED_ROUTE_RESPONSES,
             404: { description: "`not_found`: no record of this key has this id" },
-            429: {
-              description: "`rate_limited`: the per-minute limit is exceeded",
-              headers: { ...HEADERS.retryAfter, ...HEADERS.rateLimit },
-            },
-            503: {
-              description: "`service_unavailable`: the database is unreachable",
-              headers: HEADERS.retryAfter,
-            },
           },
         },
       },
@@ -172,16 +158,7 @@ export function buildApp(deps: AppDeps) {
             description: "Plan, usage and remaining quota of the calling key; this call is not counted",
             headers: HEADERS.rateLimit,
           },
-          401: UNAUTHORIZED,
-          403: FORBIDDEN,
-          429: {
-            description: "`rate_limited`: the per-minute limit is exceeded",
-            headers: { ...HEADERS.retryAfter, ...HEADERS.rateLimit },
-          },
-          503: {
-            description: "`service_unavailable`: a store the service needs is unreachable",
-            headers: HEADERS.retryAfter,
-          },
+          ...KEYED_ROUTE_RESPONSES,
         },
       },
     })

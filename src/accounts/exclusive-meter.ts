@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import { Batcher } from "../batch.ts";
 import type { Clock } from "../clock.ts";
-import type { Database } from "../db.ts";
+import type { Database, Rows } from "../db.ts";
 import { hasRoom } from "./billing.ts";
 import type {
   Completion,
@@ -155,16 +155,7 @@ export class ExclusiveMeter implements Meter {
             { keyId, month: months[index] as string, requests: 1, units: outcome[index] ? 1 : 0 },
           ]);
         });
-        if (sums.size > 0) {
-          await rows(sql`
-            INSERT INTO usage_months (key_id, month, requests, used)
-            SELECT d."keyId", d.month::date, d.requests, d.units
-            FROM jsonb_to_recordset(${JSON.stringify([...sums.values()])}::jsonb)
-              AS d("keyId" text, month text, requests int, units int)
-            ON CONFLICT (key_id, month) DO UPDATE SET
-              requests = usage_months.requests + EXCLUDED.requests,
-              used = usage_months.used + EXCLUDED.used`);
-        }
+        await addUsage(rows, sums);
         await work.record(rows, outcome);
         return outcome;
       });
@@ -266,15 +257,7 @@ export class ExclusiveMeter implements Meter {
             RETURNING id`);
           if (claimed.length === 0) return;
         }
-        if (sums.size === 0) return;
-        await rows(sql`
-          INSERT INTO usage_months (key_id, month, requests, used)
-          SELECT d."keyId", d.month::date, d.requests, d.units
-          FROM jsonb_to_recordset(${JSON.stringify([...sums.values()])}::jsonb)
-            AS d("keyId" text, month text, requests int, units int)
-          ON CONFLICT (key_id, month) DO UPDATE SET
-            requests = usage_months.requests + EXCLUDED.requests,
-            used = usage_months.used + EXCLUDED.used`);
+        await addUsage(rows, sums);
       });
       this.log.remove(segment);
       this.unfolded.delete(segment);
@@ -343,6 +326,19 @@ export class ExclusiveMeter implements Meter {
       void this.sweepExpired();
     }
   }
+}
+
+/** Adds requests and billed units to `usage_months`, per key and month. */
+async function addUsage(rows: Rows, sums: Map<string, UsageEntry>): Promise<void> {
+  if (sums.size === 0) return;
+  await rows(sql`
+    INSERT INTO usage_months (key_id, month, requests, used)
+    SELECT d."keyId", d.month::date, d.requests, d.units
+    FROM jsonb_to_recordset(${JSON.stringify([...sums.values()])}::jsonb)
+      AS d("keyId" text, month text, requests int, units int)
+    ON CONFLICT (key_id, month) DO UPDATE SET
+      requests = usage_months.requests + EXCLUDED.requests,
+      used = usage_months.used + EXCLUDED.used`);
 }
 
 /** Entries summed per key and month. */

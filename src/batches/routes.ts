@@ -4,7 +4,7 @@ import type { Database } from "../db.ts";
 import { ApiError } from "../errors.ts";
 import type { authentication } from "../http/auth.ts";
 import { readBoundedBody } from "../http/body.ts";
-import { HEADERS } from "../http/docs.ts";
+import { errorResponses, HEADERS, KEYED_ROUTE_RESPONSES } from "../http/docs.ts";
 import { models } from "../http/models.ts";
 import { queueBatchWebhook } from "../webhooks/messages.ts";
 import {
@@ -31,9 +31,6 @@ export type BatchRoutesDeps = {
 
 const DEFAULT_PAGE = 100;
 const MAX_PAGE = 1000;
-
-const errorResponses = (...statuses: number[]) =>
-  Object.fromEntries(statuses.map((status) => [status, "ErrorResponse" as const]));
 
 const notFound = (id: string) => new ApiError("not_found", `no batch ${id}`);
 
@@ -200,14 +197,8 @@ export function batchRoutes(deps: BatchRoutesDeps, auth: ReturnType<typeof authe
               description:
                 "`invalid_request`: a malformed body, no items, too many, an item breaking the input rules (named by its index), or a refused `webhook_url`; nothing is created",
             },
-            401: { description: "`unauthorized`" },
-            403: { description: "`forbidden`: the key is revoked" },
+            ...KEYED_ROUTE_RESPONSES,
             413: { description: "`invalid_request`: the body is over BATCH_MAX_BYTES (4 MiB by default)" },
-            429: { description: "`rate_limited`", headers: HEADERS.retryAfter },
-            503: {
-              description: "`service_unavailable`: the database is unreachable",
-              headers: HEADERS.retryAfter,
-            },
           },
         },
       },
@@ -228,14 +219,8 @@ export function batchRoutes(deps: BatchRoutesDeps, auth: ReturnType<typeof authe
           security: [{ ApiKey: [] }],
           responses: {
             200: { description: "The batch", headers: HEADERS.rateLimit },
-            401: { description: "`unauthorized`" },
-            403: { description: "`forbidden`: the key is revoked" },
+            ...KEYED_ROUTE_RESPONSES,
             404: { description: "`not_found`: no batch of this key has this id" },
-            429: { description: "`rate_limited`", headers: HEADERS.retryAfter },
-            503: {
-              description: "`service_unavailable`: the database is unreachable",
-              headers: HEADERS.retryAfter,
-            },
           },
         },
       },
@@ -295,14 +280,8 @@ export function batchRoutes(deps: BatchRoutesDeps, auth: ReturnType<typeof authe
               },
             },
             400: { description: "`invalid_request`: a cursor or limit this API did not give out" },
-            401: { description: "`unauthorized`" },
-            403: { description: "`forbidden`: the key is revoked" },
+            ...KEYED_ROUTE_RESPONSES,
             404: { description: "`not_found`: no batch of this key has this id" },
-            429: { description: "`rate_limited`", headers: HEADERS.retryAfter },
-            503: {
-              description: "`service_unavailable`: the database is unreachable",
-              headers: HEADERS.retryAfter,
-            },
           },
         },
       },
@@ -330,14 +309,8 @@ export function batchRoutes(deps: BatchRoutesDeps, auth: ReturnType<typeof authe
               description: "The batch, cancelled (or as it was, when it had completed)",
               headers: HEADERS.rateLimit,
             },
-            401: { description: "`unauthorized`" },
-            403: { description: "`forbidden`: the key is revoked" },
+            ...KEYED_ROUTE_RESPONSES,
             404: { description: "`not_found`: no batch of this key has this id" },
-            429: { description: "`rate_limited`", headers: HEADERS.retryAfter },
-            503: {
-              description: "`service_unavailable`: the database is unreachable",
-              headers: HEADERS.retryAfter,
-            },
           },
         },
       },

@@ -40,6 +40,24 @@ export const HEADERS = {
   },
 } as const;
 
+/** Response models of error statuses, for a route's `response`: every error has the one shape. */
+export const errorResponses = (...statuses: number[]) =>
+  Object.fromEntries(statuses.map((status) => [status, "ErrorResponse" as const]));
+
+/** What every route that needs a key may answer besides its own outcomes, documented once. */
+export const KEYED_ROUTE_RESPONSES = {
+  401: { description: "`unauthorized`: the key is missing or invalid" },
+  403: { description: "`forbidden`: the key is revoked" },
+  429: {
+    description: "`rate_limited`: the per-minute limit is exceeded",
+    headers: { ...HEADERS.retryAfter, ...HEADERS.rateLimit },
+  },
+  503: {
+    description: "`service_unavailable`: a store the service needs is unreachable",
+    headers: HEADERS.retryAfter,
+  },
+};
+
 const REQUEST_ID_HEADER = {
   "X-Request-Id": header(
     "identifier of the request; a well-formed one sent by a proxy in front of the service is kept",
