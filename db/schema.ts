@@ -242,7 +242,8 @@ export const batchItems = pgTable(
 export const validationRecords = pgTable(
   "validation_records",
   {
-    requestId: text("request_id").primaryKey(),
+    /** Per key: a request id may come from the caller's proxy, so two keys may use the same. */
+    requestId: text("request_id").notNull(),
     keyId: text("key_id").notNull(),
     vatNumber: text("vat_number").notNull(),
     valid: boolean("valid").notNull(),
@@ -253,7 +254,10 @@ export const validationRecords = pgTable(
     source: text("source").notNull(),
     createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
   },
-  (table) => [index("validation_records_created_at_idx").on(table.createdAt)],
+  (table) => [
+    primaryKey({ columns: [table.keyId, table.requestId] }),
+    index("validation_records_created_at_idx").on(table.createdAt),
+  ],
 );
 
 /** The secret each key's webhooks are signed with (Standard Webhooks, `whsec_…`). */

@@ -15,6 +15,16 @@ export type Schema = typeof schema;
 /** The Drizzle API shared by the embedded and the server driver. */
 export type Db = PgDatabase<PgQueryResultHKT, Schema>;
 
+/**
+ * A value as JSON for a `jsonb` parameter. Postgres text cannot hold U+0000, and `jsonb`
+ * refuses its escape: strings that arrive with one (from a caller, or an upstream) lose it.
+ */
+export function jsonb(value: unknown): string {
+  return JSON.stringify(value, (_, item) =>
+    typeof item === "string" ? item.replaceAll("\u0000", "") : item,
+  );
+}
+
 /** Runs raw SQL and returns its rows: on the database, or inside a transaction. */
 export type Rows = <R>(query: SQL) => Promise<R[]>;
 

@@ -65,7 +65,9 @@ function accountsOf(
     const entry = held.get(keyId);
     if (entry && clock.now() - entry.at < ttlMs) return entry.account;
     const record = await keys.findById(keyId);
-    const account = record && record.revokedAt === null ? accountOf(record, plans) : null;
+    // A plan no longer offered is refused like a revoked key, not retried forever.
+    const account =
+      record && record.revokedAt === null && plans[record.planId] ? accountOf(record, plans) : null;
     held.set(keyId, { account, at: clock.now() });
     return account;
   };

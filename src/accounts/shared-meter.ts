@@ -85,7 +85,8 @@ export class SharedMeter implements Meter {
   async complete(completions: Completion[], work: CompletionWork): Promise<boolean[]> {
     const current = periodAt(this.clock.now()).month;
     const months = completions.map((completion) => completion.reservation?.month ?? current);
-    for (const { reservation } of completions) if (reservation) this.open.delete(reservation.id);
+    const held = completions.flatMap(({ reservation }) => (reservation ? [reservation] : []));
+    for (const reservation of held) this.open.delete(reservation.id);
     const billed = await withRetry(() =>
       this.database.transaction(async (rows) => {
         const groups = new Map<string, Group>();
@@ -139,7 +140,11 @@ export class SharedMeter implements Meter {
         await work.record(rows, outcome);
         return outcome;
       }),
-    );
+    ).catch(async (error: unknown) => {
+      // Nothing of it was written: its units go back now rather than at the end of their lease.
+      await Promise.all(held.map((reservation) => this.settle(reservation, false).catch(() => {})));
+      throw error;
+    });
     this.sweepWhenDue(this.clock.now());
     return billed;
   }

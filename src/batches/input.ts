@@ -31,6 +31,7 @@ function checkItem(value: unknown, where: string, emptyIsAbsent: boolean): Batch
     const given = fields[field];
     if (given === undefined || (emptyIsAbsent && given === "")) continue;
     if (typeof given !== "string") throw refuse(`${where}: \`${field}\` must be a string`);
+    if (given.includes("\u0000")) throw refuse(`${where}: \`${field}\` must not contain a NUL character`);
     if (given.length > MAX_LENGTH[field]) {
       throw refuse(
         `${where}: \`${field}\` must be at most ${MAX_LENGTH[field]} characters, got ${given.length}`,

@@ -1,4 +1,3 @@
-import { randomBytes } from "node:crypto";
 import type { Account } from "../accounts/authenticator.ts";
 import { ibanIsBillable } from "../accounts/billing.ts";
 import type { Meter, Reservation } from "../accounts/meter.ts";
@@ -84,7 +83,8 @@ type Finished = ItemOutcome & {
 export function createBatchProcessor(options: BatchProcessorOptions) {
   const { database, meter, log } = options;
   const { leaseMs } = options;
-  const token = `w_${randomBytes(9).toString("hex")}`;
+  /** Items worked on per claim token: the claims whose leases are renewed. */
+  const claims = new Map<string, number>();
   let inFlight = 0;
   let turn = 0;
   let started = false;
@@ -96,7 +96,7 @@ export function createBatchProcessor(options: BatchProcessorOptions) {
       finished.map(({ item, reservation, bill }) => ({ keyId: item.keyId, reservation, bill })),
       {
         keep: async (rows) => {
-          kept = await keepClaimed(rows, finished, token);
+          kept = await keepClaimed(rows, finished);
           return kept;
         },
         record: async (rows, billed) => {
@@ -175,7 +175,7 @@ export function createBatchProcessor(options: BatchProcessorOptions) {
       const code = resolution.result.error?.code;
       if (code !== undefined && RETRYABLE.has(code) && !lastChance) {
         if (reservation) await meter.settle(reservation, false);
-        await rescheduleItem(database, item, token, delay, options.retryWindowSeconds);
+        await rescheduleItem(database, item, delay, options.retryWindowSeconds);
         return;
       }
       vat = resolution.result;
@@ -200,13 +200,17 @@ export function createBatchProcessor(options: BatchProcessorOptions) {
 
   const start = (item: ClaimedItem) => {
     inFlight += 1;
+    claims.set(item.token, (claims.get(item.token) ?? 0) + 1);
     const running = work(item)
       .catch((error: unknown) => {
-        // The lease runs out and another attempt picks the item up.
+        // Its lease is no longer renewed: it runs out and another attempt picks the item up.
         log.error("batch_item_failed", { batch: item.batchId, index: item.index, error: String(error) });
       })
       .finally(() => {
         inFlight -= 1;
+        const left = (claims.get(item.token) ?? 1) - 1;
+        if (left > 0) claims.set(item.token, left);
+        else claims.delete(item.token);
         working.delete(running);
         poller.wake();
       });
@@ -232,7 +236,7 @@ export function createBatchProcessor(options: BatchProcessorOptions) {
       for (let step = 0; step < keys.length && free > 0; step++) {
         const key = keys[(turn + step) % keys.length];
         for (const batch of batches.filter((candidate) => candidate.keyId === key)) {
-          const items = await claimItems(database, batch, token, Math.min(share, free), leaseMs);
+          const items = await claimItems(database, batch, Math.min(share, free), leaseMs);
           for (const item of items) start(item);
           free -= items.length;
           claimed += items.length;
@@ -245,10 +249,9 @@ export function createBatchProcessor(options: BatchProcessorOptions) {
   });
 
   const renewal = setInterval(() => {
-    if (inFlight > 0)
-      renewLeases(database, token, leaseMs).catch((error) =>
-        log.warn("batch_lease_renewal_failed", { error: String(error) }),
-      );
+    renewLeases(database, [...claims.keys()], leaseMs).catch((error) =>
+      log.warn("batch_lease_renewal_failed", { error: String(error) }),
+    );
   }, leaseMs / 3);
   renewal.unref();
 
@@ -265,7 +268,7 @@ export function createBatchProcessor(options: BatchProcessorOptions) {
       clearInterval(renewal);
       await Promise.race([Promise.all(working), Bun.sleep(graceMs)]);
       await finishing.idle();
-      await releaseLeases(database, token).catch(() => {});
+      await releaseLeases(database, [...claims.keys()]).catch(() => {});
     },
   };
 }

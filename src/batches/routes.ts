@@ -1,8 +1,9 @@
 import { Elysia, t } from "elysia";
+import type { Account } from "../accounts/authenticator.ts";
 import type { Config } from "../config.ts";
 import type { Database } from "../db.ts";
 import { ApiError } from "../errors.ts";
-import type { authentication } from "../http/auth.ts";
+import type { authentication, Caller } from "../http/auth.ts";
 import { readBoundedBody } from "../http/body.ts";
 import { errorResponses, HEADERS, KEYED_ROUTE_RESPONSES } from "../http/docs.ts";
 import { models } from "../http/models.ts";
@@ -33,6 +34,30 @@ const DEFAULT_PAGE = 100;
 const MAX_PAGE = 1000;
 
 const notFound = (id: string) => new ApiError("not_found", `no batch ${id}`);
+
+/** What every batch route may answer besides its own outcomes. */
+const BATCH_ROUTE_RESPONSES = {
+  ...KEYED_ROUTE_RESPONSES,
+  403: {
+    description:
+      "`forbidden`: the key is revoked, or is a marketplace subscriber's (batches are for direct keys)",
+  },
+};
+
+/**
+ * The account a batch route serves: direct keys only. The marketplace gateway bills each call
+ * by the `X-Gateway-Billing` header of its answer, which a batch, billed item by item later,
+ * cannot give.
+ */
+function directAccount(caller: Caller): Account {
+  if (caller.account.kind !== "direct") {
+    throw new ApiError(
+      "forbidden",
+      "batches are for direct API keys; through the marketplace, use /validate",
+    );
+  }
+  return caller.account;
+}
 
 /** The columns of an item as a CSV row: its fields, then each component's, flattened. */
 const CSV_COLUMNS = [
@@ -146,9 +171,10 @@ export function batchRoutes(deps: BatchRoutesDeps, auth: ReturnType<typeof authe
     .post(
       "/batches",
       async ({ body, caller, set }) => {
+        const { keyId } = directAccount(caller);
         const webhookUrl = await checkWebhook(body.webhook_url);
         const batch = await createBatch(deps.database, {
-          keyId: caller.account.keyId,
+          keyId,
           items: body.items,
           webhookUrl,
         });
@@ -197,7 +223,7 @@ export function batchRoutes(deps: BatchRoutesDeps, auth: ReturnType<typeof authe
               description:
                 "`invalid_request`: a malformed body, no items, too many, an item breaking the input rules (named by its index), or a refused `webhook_url`; nothing is created",
             },
-            ...KEYED_ROUTE_RESPONSES,
+            ...BATCH_ROUTE_RESPONSES,
             413: { description: "`invalid_request`: the body is over BATCH_MAX_BYTES (4 MiB by default)" },
           },
         },
@@ -206,7 +232,7 @@ export function batchRoutes(deps: BatchRoutesDeps, auth: ReturnType<typeof authe
     .get(
       "/batches/:id",
       async ({ params, caller }) => {
-        const batch = await findBatch(deps.database.rows, caller.account.keyId, params.id);
+        const batch = await findBatch(deps.database.rows, directAccount(caller).keyId, params.id);
         if (!batch) throw notFound(params.id);
         return batch;
       },
@@ -219,7 +245,7 @@ export function batchRoutes(deps: BatchRoutesDeps, auth: ReturnType<typeof authe
           security: [{ ApiKey: [] }],
           responses: {
             200: { description: "The batch", headers: HEADERS.rateLimit },
-            ...KEYED_ROUTE_RESPONSES,
+            ...BATCH_ROUTE_RESPONSES,
             404: { description: "`not_found`: no batch of this key has this id" },
           },
         },
@@ -231,7 +257,7 @@ export function batchRoutes(deps: BatchRoutesDeps, auth: ReturnType<typeof authe
         const from = parseCursor(query.cursor);
         const page = await itemsPage(
           deps.database,
-          caller.account.keyId,
+          directAccount(caller).keyId,
           params.id,
           from,
           parseLimit(query.limit),
@@ -280,7 +306,7 @@ export function batchRoutes(deps: BatchRoutesDeps, auth: ReturnType<typeof authe
               },
             },
             400: { description: "`invalid_request`: a cursor or limit this API did not give out" },
-            ...KEYED_ROUTE_RESPONSES,
+            ...BATCH_ROUTE_RESPONSES,
             404: { description: "`not_found`: no batch of this key has this id" },
           },
         },
@@ -289,8 +315,9 @@ export function batchRoutes(deps: BatchRoutesDeps, auth: ReturnType<typeof authe
     .delete(
       "/batches/:id",
       async ({ params, caller }) => {
-        const batch = await cancelBatch(deps.database, caller.account.keyId, params.id, (rows, cancelled) =>
-          queueBatchWebhook(rows, caller.account.keyId, "batch.cancelled", cancelled),
+        const { keyId } = directAccount(caller);
+        const batch = await cancelBatch(deps.database, keyId, params.id, (rows, cancelled) =>
+          queueBatchWebhook(rows, keyId, "batch.cancelled", cancelled),
         );
         if (!batch) throw notFound(params.id);
         return batch;
@@ -309,7 +336,7 @@ export function batchRoutes(deps: BatchRoutesDeps, auth: ReturnType<typeof authe
               description: "The batch, cancelled (or as it was, when it had completed)",
               headers: HEADERS.rateLimit,
             },
-            ...KEYED_ROUTE_RESPONSES,
+            ...BATCH_ROUTE_RESPONSES,
             404: { description: "`not_found`: no batch of this key has this id" },
           },
         },

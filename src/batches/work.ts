@@ -1,5 +1,6 @@
+import { randomBytes } from "node:crypto";
 import { sql } from "drizzle-orm";
-import type { Database, Rows } from "../db.ts";
+import { type Database, jsonb, type Rows } from "../db.ts";
 import type { ApiErrorBody } from "../errors.ts";
 import type { IbanResult } from "../iban/schema.ts";
 import type { VatResult } from "../vat/schema.ts";
@@ -8,10 +9,11 @@ import { findBatch } from "./store.ts";
 
 /**
  * The claims of batch items by workers, in the database so that several instances share the
- * work and an instance that dies leaves nothing behind: a worker leases pending items under
- * its token; the transaction that finishes an item checks that the item is still pending and
- * under that token (`keepClaimed`), so an item whose lease ran out and was claimed again, or
- * that was cancelled meanwhile, is finished — and billed — once.
+ * work and an instance that dies leaves nothing behind: each claim leases its items under a
+ * token of its own; the transaction that finishes an item checks that the item is still
+ * pending and under the token of the claim that worked on it (`keepClaimed`), so an item whose
+ * lease ran out and was claimed again — by another instance or by this one — or that was
+ * cancelled meanwhile, is finished, and billed, once.
  */
 
 /** An item a worker holds: what to validate, and where it stands. */
@@ -26,6 +28,8 @@ export type ClaimedItem = {
   /** When retries stop (set at the first upstream failure), and the database's time of the claim. */
   retryUntilMs: number | null;
   claimedAtMs: number;
+  /** The claim's token: the item is this claim's while it is pending under it. */
+  token: string;
 };
 
 /** The batches with work left, oldest first. */
@@ -36,16 +40,16 @@ export async function activeBatches(database: Database): Promise<{ id: string; k
 }
 
 /**
- * Leases up to `limit` of a batch's items that are due, in input order, to `token` for
- * `leaseMs`; items leased by another worker are skipped, not waited for.
+ * Leases up to `limit` of a batch's items that are due, in input order, for `leaseMs` under a
+ * new token; items leased by another claim are skipped, not waited for.
  */
 export async function claimItems(
   database: Database,
   batch: { id: string; keyId: string },
-  token: string,
   limit: number,
   leaseMs: number,
 ): Promise<ClaimedItem[]> {
+  const token = `c_${randomBytes(9).toString("hex")}`;
   const rows = await database.rows<{
     idx: number;
     vat: string | null;
@@ -83,26 +87,44 @@ export async function claimItems(
       attempts: row.attempts,
       retryUntilMs: row.retry_until_ms === null ? null : Number(row.retry_until_ms),
       claimedAtMs: Number(row.now_ms),
+      token,
     }))
     .sort((a, b) => a.index - b.index);
 }
 
-/** Extends the leases of the items `token` holds; a worker does this while it works on them. */
-export async function renewLeases(database: Database, token: string, leaseMs: number): Promise<void> {
+/** The items still pending under any of `tokens`, locked in key order without waiting for any. */
+const leasedBy = (tokens: string[]) => sql`
+  SELECT batch_id, idx FROM batch_items
+  WHERE status = 'pending' AND lease_token IN (SELECT value FROM jsonb_array_elements_text(${JSON.stringify(tokens)}::jsonb))
+  ORDER BY batch_id, idx
+  FOR UPDATE SKIP LOCKED`;
+
+/**
+ * Extends the leases of the claims whose items are still worked on. An item being finished
+ * right now is locked, and skipped: its lease no longer matters.
+ */
+export async function renewLeases(database: Database, tokens: string[], leaseMs: number): Promise<void> {
+  if (tokens.length === 0) return;
   await database.rows(sql`
-    UPDATE batch_items SET lease_until = now() + ${leaseMs} * interval '1 millisecond'
-    WHERE lease_token = ${token} AND status = 'pending'`);
+    UPDATE batch_items i SET lease_until = now() + ${leaseMs} * interval '1 millisecond'
+    FROM (${leasedBy(tokens)}) AS held WHERE i.batch_id = held.batch_id AND i.idx = held.idx`);
 }
 
 /**
- * Gives up leases, so the items can be claimed at once: those of `token` (a worker stopping),
+ * Gives up leases, so the items can be claimed at once: those of `tokens` (a worker stopping),
  * or all of them (`null`: the embedded server at start, the only worker there is).
  */
-export async function releaseLeases(database: Database, token: string | null): Promise<void> {
+export async function releaseLeases(database: Database, tokens: string[] | null): Promise<void> {
+  if (tokens === null) {
+    await database.rows(sql`
+      UPDATE batch_items SET lease_token = NULL, lease_until = NULL
+      WHERE status = 'pending' AND lease_token IS NOT NULL`);
+    return;
+  }
+  if (tokens.length === 0) return;
   await database.rows(sql`
-    UPDATE batch_items SET lease_token = NULL, lease_until = NULL
-    WHERE status = 'pending' AND lease_token IS NOT NULL
-      AND (${token}::text IS NULL OR lease_token = ${token})`);
+    UPDATE batch_items i SET lease_token = NULL, lease_until = NULL
+    FROM (${leasedBy(tokens)}) AS held WHERE i.batch_id = held.batch_id AND i.idx = held.idx`);
 }
 
 /**
@@ -112,7 +134,6 @@ export async function releaseLeases(database: Database, token: string | null): P
 export async function rescheduleItem(
   database: Database,
   item: ClaimedItem,
-  token: string,
   delayMs: number,
   windowSeconds: number,
 ): Promise<void> {
@@ -120,7 +141,7 @@ export async function rescheduleItem(
     UPDATE batch_items SET lease_token = NULL, lease_until = NULL,
       next_attempt_at = now() + ${Math.round(delayMs)} * interval '1 millisecond',
       retry_until = COALESCE(retry_until, now() + ${windowSeconds} * interval '1 second')
-    WHERE batch_id = ${item.batchId} AND idx = ${item.index} AND status = 'pending' AND lease_token = ${token}`);
+    WHERE batch_id = ${item.batchId} AND idx = ${item.index} AND status = 'pending' AND lease_token = ${item.token}`);
 }
 
 /** What came of an item, to be written when it is finished. */
@@ -136,24 +157,25 @@ export type ItemOutcome = {
 
 /**
  * Locks the batches, then the items, of finished outcomes (the order in which cancelling
- * locks them) and says which items are still pending under `token`.
+ * locks them) and says which items are still pending under the token of the claim that
+ * worked on them — for one item, at most one outcome.
  */
-export async function keepClaimed(rows: Rows, outcomes: ItemOutcome[], token: string): Promise<boolean[]> {
+export async function keepClaimed(rows: Rows, outcomes: ItemOutcome[]): Promise<boolean[]> {
   const batchIds = [...new Set(outcomes.map(({ item }) => item.batchId))].sort();
   await rows(sql`
     SELECT id FROM batches
     WHERE id IN (SELECT value FROM jsonb_array_elements_text(${JSON.stringify(batchIds)}::jsonb))
     ORDER BY id FOR UPDATE`);
-  const held = await rows<{ batch_id: string; idx: number }>(sql`
-    SELECT i.batch_id, i.idx FROM batch_items i
-    JOIN jsonb_to_recordset(${JSON.stringify(
+  const held = await rows<{ batch_id: string; idx: number; lease_token: string }>(sql`
+    SELECT i.batch_id, i.idx, i.lease_token FROM batch_items i
+    JOIN (SELECT DISTINCT batch_id, idx FROM jsonb_to_recordset(${JSON.stringify(
       outcomes.map(({ item }) => ({ batch_id: item.batchId, idx: item.index })),
-    )}::jsonb) AS d(batch_id text, idx int) ON i.batch_id = d.batch_id AND i.idx = d.idx
-    WHERE i.status = 'pending' AND i.lease_token = ${token}
+    )}::jsonb) AS d(batch_id text, idx int)) AS d ON i.batch_id = d.batch_id AND i.idx = d.idx
+    WHERE i.status = 'pending'
     ORDER BY i.batch_id, i.idx
     FOR UPDATE OF i`);
-  const kept = new Set(held.map((row) => `${row.batch_id}|${row.idx}`));
-  return outcomes.map(({ item }) => kept.has(`${item.batchId}|${item.index}`));
+  const kept = new Set(held.map((row) => `${row.batch_id}|${row.idx}|${row.lease_token}`));
+  return outcomes.map(({ item }) => kept.delete(`${item.batchId}|${item.index}|${item.token}`));
 }
 
 /**
@@ -169,7 +191,7 @@ export async function recordFinished(
   await rows(sql`
     UPDATE batch_items i SET status = d.status, vat_result = d.vat, iban_result = d.iban,
       billable = d.billable, error = d.error, completed_at = now(), lease_token = NULL, lease_until = NULL
-    FROM jsonb_to_recordset(${JSON.stringify(
+    FROM jsonb_to_recordset(${jsonb(
       outcomes.map((outcome, index) => ({
         batch_id: outcome.item.batchId,
         idx: outcome.item.index,

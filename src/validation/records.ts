@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import { type Static, t } from "elysia";
 import { Batcher } from "../batch.ts";
-import type { Database, Rows } from "../db.ts";
+import { type Database, jsonb, type Rows } from "../db.ts";
 import { stringEnum } from "../enum-schema.ts";
 import type { VatResult } from "../vat/schema.ts";
 
@@ -50,7 +50,11 @@ export function recordOf(requestId: string, keyId: string, vat: VatResult): Vali
   };
 }
 
-/** Writes records, in a transaction of the caller's or on their own. */
+/**
+ * Writes records, in a transaction of the caller's or on their own. A request id is the
+ * caller's to choose (a proxy's, kept for its logs): records are per key, and a second check
+ * under the same id replaces the first, so an id always names its latest check.
+ */
 export async function insertRecords(rows: Rows, records: ValidationRecord[]): Promise<void> {
   if (records.length === 0) return;
   await rows(sql`
@@ -58,10 +62,12 @@ export async function insertRecords(rows: Rows, records: ValidationRecord[]): Pr
       (request_id, key_id, vat_number, valid, name, address, checked_at, consultation_number, source)
     SELECT d.request_id, d.key_id, d.vat_number, d.valid, d.name, d.address, d.checked_at::timestamptz,
       d.consultation_number, d.source
-    FROM jsonb_to_recordset(${JSON.stringify(records)}::jsonb) AS d(
+    FROM jsonb_to_recordset(${jsonb(records)}::jsonb) AS d(
       request_id text, key_id text, vat_number text, valid boolean, name text, address text,
       checked_at text, consultation_number text, source text)
-    ON CONFLICT (request_id) DO NOTHING`);
+    ON CONFLICT (key_id, request_id) DO UPDATE SET vat_number = EXCLUDED.vat_number, valid = EXCLUDED.valid,
+      name = EXCLUDED.name, address = EXCLUDED.address, checked_at = EXCLUDED.checked_at,
+      consultation_number = EXCLUDED.consultation_number, source = EXCLUDED.source, created_at = now()`);
 }
 
 const RECORD_COLUMNS = sql`request_id, key_id, vat_number, valid, name, address,

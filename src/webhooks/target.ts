@@ -128,13 +128,19 @@ const NON_PUBLIC_V4 = [
   "240.0.0.0/4",
 ].map(v4);
 
+// Also the tunnels and translations that route to IPv4 space behind them (6to4, Teredo, local
+// NAT64) and the deprecated site-local range: no webhook endpoint lives there.
 const NON_PUBLIC_V6 = [
   "::/128",
   "::1/128",
+  "64:ff9b:1::/48",
   "100::/64",
+  "2001::/32",
   "2001:db8::/32",
+  "2002::/16",
   "fc00::/7",
   "fe80::/10",
+  "fec0::/10",
   "ff00::/8",
 ].map(v6);
 

@@ -515,3 +515,38 @@ describe("webhook URLs are an attack surface (SSRF)", () => {
     }
   });
 });
+
+describe("marketplace subscribers", () => {
+  test("are refused on the batch routes: the gateway bills each call by its answer's header", async () => {
+    const secret = "gateway-shared-secret-0123456789";
+    const gateway = await startHarness({ env: { GATEWAY_PROXY_SECRET: secret } });
+    try {
+      const headers = {
+        "x-gateway-proxy-secret": secret,
+        "x-gateway-user": "subscriber-1",
+        "content-type": "application/json",
+      };
+      const created = await gateway.app.handle(
+        new Request("http://localhost/batches", {
+          method: "POST",
+          headers,
+          body: JSON.stringify({ items: [{ iban: VALID_IBANS[0] }] }),
+        }),
+      );
+      expect(created.status).toBe(403);
+      expect(((await created.json()) as { error: { code: string } }).error.code).toBe("forbidden");
+      const read = await gateway.app.handle(new Request("http://localhost/batches/bat_x", { headers }));
+      expect(read.status).toBe(403);
+      const validated = await gateway.app.handle(
+        new Request("http://localhost/validate", {
+          method: "POST",
+          headers,
+          body: JSON.stringify({ iban: VALID_IBANS[0] }),
+        }),
+      );
+      expect(validated.status).toBe(200);
+    } finally {
+      await gateway.close();
+    }
+  });
+});

@@ -126,3 +126,11 @@ describe("a CSV batch", () => {
     expect(refusal(() => csv(text))).toBe(message);
   });
 });
+
+describe("characters the database cannot hold", () => {
+  test("a NUL character in an item is refused, naming the item", () => {
+    expect(refusal(() => json({ items: [{ vat: "DE1" }, { vat: "DE\u00001" }] }))).toBe(
+      "item 1: `vat` must not contain a NUL character",
+    );
+  });
+});

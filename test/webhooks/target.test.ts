@@ -38,6 +38,10 @@ describe("which addresses are public", () => {
     "ff02::1",
     "64:ff9b::a00:1",
     "2001:db8::1",
+    "2002:7f00:1::1",
+    "2001:0:4136:e378:8000:63bf:3fff:fdd2",
+    "64:ff9b:1::a00:1",
+    "fec0::1",
   ])("%s is not", (address) => {
     expect(isPublicAddress(address)).toBe(false);
   });
