@@ -174,30 +174,30 @@ export function createServices(
   const records = new ValidationRecords(database);
   const webhookSecrets = new WebhookSecrets(database);
   const webhookPolicy = { allowHttp: config.WEBHOOK_ALLOW_HTTP, allowPrivate: config.WEBHOOK_ALLOW_PRIVATE };
-  const processor = createBatchProcessor({
+  // Batch items and webhook deliveries are claimed from the same database on the same schedule.
+  const worker = {
     database,
+    log,
+    pollMs: config.BATCH_POLL_MS,
+    leaseMs: config.BATCH_LEASE_SECONDS * 1000,
+    soleWorker: database.kind === "pglite",
+  };
+  const processor = createBatchProcessor({
+    ...worker,
     iban,
     vat,
     meter,
     account: accountsOf(keys, plans, clock, config.KEY_CACHE_TTL_MS),
-    log,
     concurrency: config.BATCH_CONCURRENCY,
-    pollMs: config.BATCH_POLL_MS,
     retryWindowSeconds: config.BATCH_RETRY_WINDOW_SECONDS,
-    leaseMs: config.BATCH_LEASE_SECONDS * 1000,
-    soleWorker: database.kind === "pglite",
     onFinished: (status, count) => metrics.batchItems.inc({ status }, count),
   });
   const webhooks = createWebhookDelivery({
-    database,
+    ...worker,
     secrets: webhookSecrets,
     policy: webhookPolicy,
-    log,
     timeoutMs: config.WEBHOOK_TIMEOUT_MS,
     backoffBaseMs: config.WEBHOOK_BACKOFF_BASE_MS,
-    pollMs: config.BATCH_POLL_MS,
-    leaseMs: config.BATCH_LEASE_SECONDS * 1000,
-    soleWorker: database.kind === "pglite",
   });
   const retention = createPoller({
     intervalMs: RETENTION_SWEEP_MS,

@@ -44,6 +44,25 @@ const BATCH_ROUTE_RESPONSES = {
   },
 };
 
+/** The hook of a route that answers one batch of the caller's, named by id. */
+function oneBatchRoute(summary: string, answer: string, description?: string) {
+  return {
+    caller: true as const,
+    params: t.Object({ id: t.String() }),
+    response: { 200: "Batch" as const, ...errorResponses(401, 403, 404, 429, 503) },
+    detail: {
+      summary,
+      description,
+      security: [{ ApiKey: [] }],
+      responses: {
+        200: { description: answer, headers: HEADERS.rateLimit },
+        ...BATCH_ROUTE_RESPONSES,
+        404: { description: "`not_found`: no batch of this key has this id" },
+      },
+    },
+  };
+}
+
 /**
  * The account a batch route serves: direct keys only. The marketplace gateway bills each call
  * by the `X-Gateway-Billing` header of its answer, which a batch, billed item by item later,
@@ -236,20 +255,7 @@ export function batchRoutes(deps: BatchRoutesDeps, auth: ReturnType<typeof authe
         if (!batch) throw notFound(params.id);
         return batch;
       },
-      {
-        caller: true,
-        params: t.Object({ id: t.String() }),
-        response: { 200: "Batch", ...errorResponses(401, 403, 404, 429, 503) },
-        detail: {
-          summary: "A batch: its status and counts",
-          security: [{ ApiKey: [] }],
-          responses: {
-            200: { description: "The batch", headers: HEADERS.rateLimit },
-            ...BATCH_ROUTE_RESPONSES,
-            404: { description: "`not_found`: no batch of this key has this id" },
-          },
-        },
-      },
+      oneBatchRoute("A batch: its status and counts", "The batch"),
     )
     .get(
       "/batches/:id/items",
@@ -322,24 +328,10 @@ export function batchRoutes(deps: BatchRoutesDeps, auth: ReturnType<typeof authe
         if (!batch) throw notFound(params.id);
         return batch;
       },
-      {
-        caller: true,
-        params: t.Object({ id: t.String() }),
-        response: { 200: "Batch", ...errorResponses(401, 403, 404, 429, 503) },
-        detail: {
-          summary: "Cancel a batch",
-          description:
-            "Items not yet done become `cancelled`, unbilled. A batch that has already completed is returned as it is.",
-          security: [{ ApiKey: [] }],
-          responses: {
-            200: {
-              description: "The batch, cancelled (or as it was, when it had completed)",
-              headers: HEADERS.rateLimit,
-            },
-            ...BATCH_ROUTE_RESPONSES,
-            404: { description: "`not_found`: no batch of this key has this id" },
-          },
-        },
-      },
+      oneBatchRoute(
+        "Cancel a batch",
+        "The batch, cancelled (or as it was, when it had completed)",
+        "Items not yet done become `cancelled`, unbilled. A batch that has already completed is returned as it is.",
+      ),
     );
 }

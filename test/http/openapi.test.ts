@@ -39,77 +39,26 @@ type Document = {
 const MODEL = "#/components/schemas/";
 const GATEWAY_SECRET = "gateway-shared-secret-0123456789";
 
+/** A route's answers: its success status with that model, the rest in the error shape. */
+function answers(success: number, model: string, ...errors: number[]): Record<string, string> {
+  // `default`: what any route may also answer (404, 405, 500), in the error shape.
+  const table: Record<string, string> = { [success]: model, default: "ErrorResponse" };
+  for (const status of errors) table[status] = "ErrorResponse";
+  return table;
+}
+
 /** Method, path, and every status with the model of its body (spec: Endpoints, Status responses). */
-// `default`: what any route may also answer (404, 405, 500), in the error shape.
 const ROUTES: Record<string, Record<string, string>> = {
-  "POST /validate": {
-    200: "ValidateResponse",
-    400: "ErrorResponse",
-    401: "ErrorResponse",
-    403: "ErrorResponse",
-    413: "ErrorResponse",
-    429: "ErrorResponse",
-    503: "ErrorResponse",
-    default: "ErrorResponse",
-  },
-  "GET /usage": {
-    200: "Usage",
-    401: "ErrorResponse",
-    403: "ErrorResponse",
-    429: "ErrorResponse",
-    503: "ErrorResponse",
-    default: "ErrorResponse",
-  },
-  "GET /status": { 200: "ViesStatus", 503: "ErrorResponse", default: "ErrorResponse" },
-  "GET /health": { 200: "Health", default: "ErrorResponse" },
+  "POST /validate": answers(200, "ValidateResponse", 400, 401, 403, 413, 429, 503),
+  "GET /usage": answers(200, "Usage", 401, 403, 429, 503),
+  "GET /status": answers(200, "ViesStatus", 503),
+  "GET /health": answers(200, "Health"),
   // Beyond the spec: bulk validation and the records of VAT checks.
-  "POST /batches": {
-    202: "Batch",
-    400: "ErrorResponse",
-    401: "ErrorResponse",
-    403: "ErrorResponse",
-    413: "ErrorResponse",
-    429: "ErrorResponse",
-    503: "ErrorResponse",
-    default: "ErrorResponse",
-  },
-  "GET /batches/{id}": {
-    200: "Batch",
-    401: "ErrorResponse",
-    403: "ErrorResponse",
-    404: "ErrorResponse",
-    429: "ErrorResponse",
-    503: "ErrorResponse",
-    default: "ErrorResponse",
-  },
-  "DELETE /batches/{id}": {
-    200: "Batch",
-    401: "ErrorResponse",
-    403: "ErrorResponse",
-    404: "ErrorResponse",
-    429: "ErrorResponse",
-    503: "ErrorResponse",
-    default: "ErrorResponse",
-  },
-  "GET /batches/{id}/items": {
-    200: "BatchItemsPage",
-    400: "ErrorResponse",
-    401: "ErrorResponse",
-    403: "ErrorResponse",
-    404: "ErrorResponse",
-    429: "ErrorResponse",
-    503: "ErrorResponse",
-    default: "ErrorResponse",
-  },
-  "GET /validations/{request_id}": {
-    200: "ValidationRecord",
-    401: "ErrorResponse",
-    403: "ErrorResponse",
-    404: "ErrorResponse",
-    429: "ErrorResponse",
-    503: "ErrorResponse",
-    default: "ErrorResponse",
-  },
+  "POST /batches": answers(202, "Batch", 400, 401, 403, 413, 429, 503),
+  "GET /batches/{id}": answers(200, "Batch", 401, 403, 404, 429, 503),
+  "DELETE /batches/{id}": answers(200, "Batch", 401, 403, 404, 429, 503),
+  "GET /batches/{id}/items": answers(200, "BatchItemsPage", 400, 401, 403, 404, 429, 503),
+  "GET /validations/{request_id}": answers(200, "ValidationRecord", 401, 403, 404, 429, 503),
 };
 const PROTECTED = new Set([
   "POST /validate",
