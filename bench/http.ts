@@ -9,11 +9,11 @@ import { forEachDeployment, KEY_COUNT, startBare } from "./service.ts";
 import {
   findWrk,
   LOAD,
+  type LoadResult,
   measureWorkload,
   type ThroughputRow,
   throughputTable,
   type Workload,
-  type WrkResult,
 } from "./support.ts";
 
 /** The registry's example IBAN of every country: valid, so every request is billed. */
@@ -23,10 +23,11 @@ export const IBAN_WORKLOAD: Workload = {
 };
 
 /** Measures the bare endpoint, the reference point of every HTTP table. */
-export async function measureBare(wrk: string): Promise<WrkResult> {
+export async function measureBare(wrk: string): Promise<LoadResult> {
   const bare = await startBare();
   try {
-    return await measureWorkload(wrk, `http://127.0.0.1:${bare.port}/validate`, [], IBAN_WORKLOAD, "bare");
+    const target = { url: `http://127.0.0.1:${bare.port}/validate`, pid: bare.pid };
+    return await measureWorkload(wrk, target, [], IBAN_WORKLOAD, "bare");
   } finally {
     await bare.stop();
   }
@@ -39,8 +40,8 @@ async function main(): Promise<void> {
     { server: "bare Elysia POST (body schema, no work)", workload: "IBAN", result: bare },
   ];
   await forEachDeployment({}, async (deployment) => {
-    const url = `http://127.0.0.1:${deployment.port}/validate`;
-    const result = await measureWorkload(wrk, url, deployment.keys, IBAN_WORKLOAD, deployment.name);
+    const target = { url: `http://127.0.0.1:${deployment.port}/validate`, pid: deployment.pid };
+    const result = await measureWorkload(wrk, target, deployment.keys, IBAN_WORKLOAD, deployment.name);
     rows.push({ server: deployment.name, workload: "IBAN", result });
   });
   process.stdout.write(

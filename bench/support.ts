@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { rmSync, writeFileSync } from "node:fs";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { freePort } from "../test/support/ports.ts";
@@ -87,6 +87,28 @@ export type WrkResult = {
   non2xx: number;
 };
 
+/** A measured run: wrk's figures and the CPU the server spent on them. */
+export type LoadResult = WrkResult & {
+  /** The server process's CPU time (user + system, all threads) per request answered. */
+  cpuUsPerRequest: number;
+  /** The server's CPU seconds over the run's wall seconds: 1 is one core kept busy. */
+  cpuCores: number;
+};
+
+const CLOCK_TICKS = Number(spawnSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).stdout.trim()) || 100;
+
+/**
+ * CPU seconds `pid` has used so far, user and system, over all its threads, as the kernel
+ * counts them (/proc/PID/stat, fields 14 and 15), so the figure includes what the server's
+ * runtime does beside JavaScript: the HTTP parser, the garbage collector, PGlite's WASM.
+ */
+export function cpuSeconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  // The command name (field 2) is in parentheses and may contain spaces: count from after it.
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+}
+
 /** The Lua script that rotates over keys and bodies and prints one parsable result line. */
 function wrkScript(keys: string[], bodies: string[]): string {
   return `
@@ -169,36 +191,47 @@ export async function runWrk(
 /** What a load run sends: POST bodies, rotated over. */
 export type Workload = { name: string; bodies: string[] };
 
+/** Where a load run goes: the URL, and the process that answers it. */
+export type Target = { url: string; pid: number };
+
 /** A warm-up run, then the measured run of `workload` with LOAD's settings. */
 export async function measureWorkload(
   wrk: string,
-  url: string,
+  target: Target,
   keys: string[],
   workload: Workload,
   label: string,
-): Promise<WrkResult> {
+): Promise<LoadResult> {
   const options = { keys, bodies: workload.bodies, connections: LOAD.connections };
-  await runWrk(wrk, url, { ...options, seconds: LOAD.warmupSeconds });
-  const result = await runWrk(wrk, url, { ...options, seconds: LOAD.seconds });
+  await runWrk(wrk, target.url, { ...options, seconds: LOAD.warmupSeconds });
+  const cpuBefore = cpuSeconds(target.pid);
+  const result = await runWrk(wrk, target.url, { ...options, seconds: LOAD.seconds });
+  const cpu = cpuSeconds(target.pid) - cpuBefore;
+  const measured: LoadResult = {
+    ...result,
+    cpuUsPerRequest: (cpu / result.requests) * 1e6,
+    cpuCores: cpu / result.seconds,
+  };
   process.stderr.write(
-    `${label}, ${workload.name}: ${Math.round(result.rps)} req/s, p99 ${result.p99ms.toFixed(2)} ms\n`,
+    `${label}, ${workload.name}: ${Math.round(result.rps)} req/s, p99 ${result.p99ms.toFixed(2)} ms, ` +
+      `${measured.cpuUsPerRequest.toFixed(1)} µs CPU per request\n`,
   );
-  return result;
+  return measured;
 }
 
 /** One measured row: where, what, and how it went. */
-export type ThroughputRow = { server: string; workload: string; result: WrkResult };
+export type ThroughputRow = { server: string; workload: string; result: LoadResult };
 
 /**
  * The throughput table: each row against the `bare` row and, when `reference` names a
  * workload, against that workload's row on the same server.
  */
-export function throughputTable(rows: ThroughputRow[], bare: WrkResult, reference?: string): string {
+export function throughputTable(rows: ThroughputRow[], bare: LoadResult, reference?: string): string {
   const percent = (value: number, base: number | undefined) =>
     base === undefined ? "—" : `${((value / base) * 100).toFixed(0)} %`;
   const headers = ["server", "workload", "requests/s", "p50 ms", "p99 ms", "vs bare"];
   if (reference !== undefined) headers.push(`vs ${reference}`);
-  headers.push("non-2xx", "errors");
+  headers.push("CPU µs/request", "CPU vs bare", "CPU cores busy", "non-2xx", "errors");
   return table(
     headers,
     rows.map(({ server, workload, result }) => {
@@ -212,6 +245,9 @@ export function throughputTable(rows: ThroughputRow[], bare: WrkResult, referenc
         result.p99ms.toFixed(2),
         percent(result.rps, bare.rps),
         ...(reference === undefined ? [] : [percent(result.rps, referenceRps)]),
+        result.cpuUsPerRequest.toFixed(1),
+        `${(result.cpuUsPerRequest / bare.cpuUsPerRequest).toFixed(2)}×`,
+        result.cpuCores.toFixed(2),
         result.non2xx,
         result.errors,
       ];

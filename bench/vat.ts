@@ -218,14 +218,14 @@ async function main(): Promise<void> {
       const numbers = source.take(CACHED_NUMBERS, ["NL", "DE", "BE"]);
       register(fake, numbers);
       await warmCache(deployment, fake, numbers);
-      const url = `http://127.0.0.1:${deployment.port}/validate`;
+      const target = { url: `http://127.0.0.1:${deployment.port}/validate`, pid: deployment.pid };
       const vatWorkload: Workload = {
         name: "VAT, cached",
         bodies: numbers.map((vat) => JSON.stringify({ vat })),
       };
       for (const workload of [IBAN_WORKLOAD, vatWorkload]) {
         const before = fake.calls.total;
-        const result = await measureWorkload(wrk, url, deployment.keys, workload, deployment.name);
+        const result = await measureWorkload(wrk, target, deployment.keys, workload, deployment.name);
         rows.push({ server: deployment.name, workload: workload.name, result });
         if (workload === vatWorkload) cachedLoadCalls.push(`${deployment.name} ${fake.calls.total - before}`);
       }
