@@ -14,6 +14,8 @@ export const KEY_COUNT = 1000;
 const UNLIMITED = { plan: "pro", name: "bench", quota: 1_000_000_000, rate: 1_000_000_000 } as const;
 const bun = process.execPath;
 const profileDir = process.env.BENCH_PROFILE_DIR;
+/** The service's log level: BENCH_LOG_LEVEL, or info (a line per request, as in production), written to /dev/null. */
+const LOG_LEVEL = process.env.BENCH_LOG_LEVEL ?? "info";
 /** The service's command line; with BENCH_PROFILE_DIR, each service process writes a Markdown CPU profile there on exit. */
 const SERVICE = [
   bun,
@@ -87,7 +89,7 @@ async function runEmbedded(env: Record<string, string>, work: (deployment: Deplo
     const server = await startServer(SERVICE, {
       ...env,
       DATA_DIR: dataDir,
-      LOG_LEVEL: "error",
+      LOG_LEVEL,
     });
     try {
       const keys = await keysThroughAdminSocket(join(dataDir, "admin.sock"));
@@ -115,7 +117,7 @@ async function runPostgresRedis(
     REDIS_URL: redisUrl,
     // A fresh prefix per run, so that no cache entry or rate window of an earlier run is found.
     STORE_KEY_PREFIX: `bench:${Date.now()}:`,
-    LOG_LEVEL: "error",
+    LOG_LEVEL,
   });
   try {
     const keys = await keysInPostgres(databaseUrl);

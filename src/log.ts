@@ -1,3 +1,5 @@
+import { writeSync } from "node:fs";
+
 export type LogLevel = "debug" | "info" | "warn" | "error" | "silent";
 export type LogFields = Record<string, unknown>;
 
@@ -11,19 +13,63 @@ export interface Logger {
 
 const RANK: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 };
 
+/** Where lines go: `write` takes one line; `flush`, when there is one, writes out what is held. */
+export type LineSink = ((line: string) => void) & { flush?: () => void };
+
 /**
- * A logger writing JSON lines at or above `level`. `write` defaults to stdout; tests pass
- * their own to read what was logged.
+ * A logger writing JSON lines at or above `level`. `sink` defaults to stdout, a turn of the
+ * event loop at a time (`stdoutLines`); tests pass their own to read what was logged. Warnings
+ * and errors are written out at once: they are rare, and may be the last words of a process.
  */
-export function createLogger(
-  level: LogLevel,
-  write: (line: string) => void = (line) => process.stdout.write(`${line}\n`),
-): Logger {
-  const emit = (at: Exclude<LogLevel, "silent">) => (event: string, fields?: LogFields) => {
-    if (RANK[at] < RANK[level]) return;
-    write(JSON.stringify({ time: new Date().toISOString(), level: at, event, ...fields }));
+export function createLogger(level: LogLevel, sink: LineSink = stdoutLines()): Logger {
+  const emit = (at: Exclude<LogLevel, "silent">) => {
+    if (RANK[at] < RANK[level]) return () => {};
+    const urgent = RANK[at] >= RANK.warn;
+    return (event: string, fields?: LogFields) => {
+      sink(JSON.stringify({ time: new Date().toISOString(), level: at, event, ...fields }));
+      if (urgent) sink.flush?.();
+    };
   };
   return { debug: emit("debug"), info: emit("info"), warn: emit("warn"), error: emit("error") };
 }
 
-export const silentLogger: Logger = createLogger("silent");
+export const silentLogger: Logger = createLogger("silent", () => {});
+
+/**
+ * Lines for stdout, held until the end of the current turn of the event loop and written with
+ * one blocking system call: a request's log line costs a string append instead of a write of
+ * its own, and a reader that falls behind slows the service down rather than losing lines
+ * (an asynchronous stream would queue them in memory, and drop what it held at exit). What is
+ * held is written when the process exits; a kill -9 loses at most the lines of one turn.
+ */
+export function stdoutLines(): LineSink {
+  let held: string[] = [];
+  let scheduled = false;
+  const flush = () => {
+    scheduled = false;
+    if (held.length === 0) return;
+    const text = `${held.join("\n")}\n`;
+    held = [];
+    const bytes = Buffer.from(text);
+    for (let written = 0; written < bytes.length; ) {
+      try {
+        written += writeSync(1, bytes, written);
+      } catch (error) {
+        // A pipe whose reader is behind, opened non-blocking: wait for it rather than drop lines.
+        if ((error as NodeJS.ErrnoException).code !== "EAGAIN") throw error;
+        Bun.sleepSync(1);
+      }
+    }
+  };
+  process.on("exit", flush);
+  return Object.assign(
+    (line: string) => {
+      held.push(line);
+      if (!scheduled) {
+        scheduled = true;
+        setImmediate(flush);
+      }
+    },
+    { flush },
+  );
+}

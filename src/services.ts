@@ -7,6 +7,7 @@ import {
   counterWithFallback,
   countingFailures,
   databaseCounter,
+  memoryCounter,
   RateLimiter,
   storeCounter,
 } from "./accounts/rate-limit.ts";
@@ -24,7 +25,6 @@ import { createMetrics, observedUpstream } from "./observability/metrics.ts";
 import type { Storage } from "./storage.ts";
 import { createKeyValueStore } from "./store/factory.ts";
 import type { KeyValueStore } from "./store/kv.ts";
-import { createMemoryStore } from "./store/memory.ts";
 import { prefixedStore } from "./store/prefixed.ts";
 import { ValidationRecords } from "./validation/records.ts";
 import { createVatService } from "./vat/service.ts";
@@ -100,20 +100,19 @@ export function createServices(
 
   const plans = planCatalogue(config.GATEWAY_RATE_LIMIT_PER_MINUTE);
   const keys = new KeyStore(database);
-  const inProcessCounter = () => storeCounter(createMemoryStore({ maxEntries: 100_000, clock }));
   const metrics = createMetrics();
   // Per-minute windows live in Redis when there is one, else in Postgres (shared by the
   // instances), else in process (embedded: one process).
   const counter =
     store.kind === "redis" || store.kind === "upstash"
-      ? counterWithFallback(storeCounter(store), inProcessCounter(), log, () =>
+      ? counterWithFallback(storeCounter(store), memoryCounter(), log, () =>
           metrics.storeErrors.inc({ store: "cache", operation: "rate_limit" }),
         )
       : config.DATABASE_URL
         ? countingFailures(databaseCounter(database), () =>
             metrics.storeErrors.inc({ store: "database", operation: "rate_limit" }),
           )
-        : inProcessCounter();
+        : memoryCounter();
   const meter = createMeter(database, clock, {
     // A reservation must outlive the longest request that may settle it.
     reservationTtlMs: Math.max(60_000, 2 * config.VAT_DEADLINE_MS),

@@ -19,7 +19,13 @@ export const ValidateRequestSchema = t.Object(
     vat: t.Optional(t.String({ maxLength: 40, description: "VAT number with its 2-letter country prefix" })),
     iban: t.Optional(t.String({ maxLength: 60, description: "IBAN, with or without spaces" })),
   },
-  { minProperties: 1, title: "ValidateRequest", description: "send `vat`, `iban`, or both" },
+  // Fields it does not know are ignored, not refused: a client may send more than it needs to.
+  {
+    minProperties: 1,
+    additionalProperties: true,
+    title: "ValidateRequest",
+    description: "send `vat`, `iban`, or both",
+  },
 );
 export type ValidateRequest = Static<typeof ValidateRequestSchema>;
 

@@ -19,7 +19,30 @@ import { startViesFake, type ViesFake } from "../fakes/vies.ts";
 import { testDatabase } from "./database.ts";
 import { type ManualClock, manualClock } from "./manual-clock.ts";
 
-const compiled = (schema: TSchema) => TypeCompiler.Compile(schema);
+/**
+ * `schema` with every object closed to fields it does not declare: the service does not strip
+ * undeclared fields from its answers (Elysia's normalization is off), so none may be there.
+ */
+function closed(schema: TSchema): TSchema {
+  const copy: Record<string | symbol, unknown> = { ...schema };
+  for (const [name, value] of Object.entries(schema)) {
+    if (Array.isArray(value)) copy[name] = value.map((item) => (isSchema(item) ? closed(item) : item));
+    else if (name === "properties" && value && typeof value === "object")
+      copy[name] = Object.fromEntries(
+        Object.entries(value as Record<string, TSchema>).map(([field, inner]) => [field, closed(inner)]),
+      );
+    else if (isSchema(value)) copy[name] = closed(value);
+  }
+  if (schema.type === "object" && schema.properties && !("additionalProperties" in schema))
+    copy.additionalProperties = false;
+  return copy as unknown as TSchema;
+}
+
+function isSchema(value: unknown): value is TSchema {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+const compiled = (schema: TSchema) => TypeCompiler.Compile(closed(schema));
 const ERROR_RESPONSE = compiled(ErrorResponseSchema);
 const SUCCESS_SCHEMAS: Record<string, ReturnType<typeof compiled>> = {
   "POST /validate": compiled(ValidateResponseSchema),

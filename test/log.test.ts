@@ -1,0 +1,34 @@
+import { expect, test } from "bun:test";
+import { join } from "node:path";
+
+const LOG_MODULE = join(import.meta.dir, "../src/log.ts");
+
+/** Runs `body` in a new process with `log` (info level, to stdout) in scope; returns its stdout lines. */
+async function linesOf(body: string): Promise<string[]> {
+  const script = `import { createLogger } from ${JSON.stringify(LOG_MODULE)};\nconst log = createLogger("info");\n${body}`;
+  const child = Bun.spawn([process.execPath, "-e", script], { stdout: "pipe", stderr: "inherit" });
+  const text = await new Response(child.stdout).text();
+  expect(await child.exited).toBe(0);
+  return text.split("\n").filter((line) => line !== "");
+}
+
+test("every line logged before process.exit is written, in order, one JSON object each", async () => {
+  const lines = await linesOf(`
+    for (let i = 0; i < 50000; i++) log.info("request", { i, pad: "x".repeat(100) });
+    process.exit(0);`);
+  expect(lines).toHaveLength(50000);
+  expect(lines.map((line) => (JSON.parse(line) as { i: number }).i)).toEqual([...Array(50000).keys()]);
+});
+
+test("lines of one turn are written together at its end; a warning at once", async () => {
+  const lines = await linesOf(`
+    const fs = require("node:fs");
+    log.info("first");
+    fs.writeSync(1, "marker\\n");
+    log.warn("second");
+    fs.writeSync(1, "marker\\n");
+    log.info("third");`);
+  expect(
+    lines.map((line) => (line === "marker" ? line : (JSON.parse(line) as { event: string }).event)),
+  ).toEqual(["marker", "first", "second", "marker", "third"]);
+});
