@@ -1,7 +1,7 @@
 import { Elysia, ValidationError } from "elysia";
 import { ApiError } from "../errors.ts";
 import type { Logger } from "../log.ts";
-import { noteRequest } from "../observability/request-log.ts";
+import { noteRequest, type RequestLog } from "../observability/request-log.ts";
 import { pathOf } from "./path.ts";
 import { routeOf } from "./routes.ts";
 
@@ -81,7 +81,7 @@ function asApiError(
   return new ApiError("internal_error", "an unexpected error occurred; it has been logged");
 }
 
-type ErrorHandlingOptions = { log: Logger };
+type ErrorHandlingOptions = { log: Logger; requestLog: RequestLog };
 
 /**
  * Turns every failure — our own ApiErrors and Elysia's routing, parsing and validation
@@ -89,9 +89,17 @@ type ErrorHandlingOptions = { log: Logger };
  * HTML page. A path of ours asked with another method gets 405 and the methods it takes.
  */
 export function errorHandling(options: ErrorHandlingOptions) {
-  return new Elysia({ name: "error-handling" }).onError({ as: "global" }, ({ code, error, request, set }) => {
-    const apiError = asApiError(code, error, request, options);
-    noteRequest(request, { status: apiError.status, error: apiError.code });
-    return renderError(apiError, set.headers as Record<string, string | number>);
-  });
+  return new Elysia({ name: "error-handling" }).onError(
+    { as: "global" },
+    ({ code, error, request, set, route }) => {
+      const apiError = asApiError(code, error, request, options);
+      noteRequest(request, { status: apiError.status, error: apiError.code });
+      options.requestLog.answered(request, {
+        status: apiError.status,
+        requestId: set.headers["x-request-id"],
+        route: route ?? "",
+      });
+      return renderError(apiError, set.headers as Record<string, string | number>);
+    },
+  );
 }
