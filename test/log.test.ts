@@ -1,5 +1,6 @@
 import { expect, test } from "bun:test";
 import { join } from "node:path";
+import { createLogger } from "../src/log.ts";
 
 const LOG_MODULE = join(import.meta.dir, "../src/log.ts");
 
@@ -31,4 +32,20 @@ test("lines of one turn are written together at its end; a warning at once", asy
   expect(
     lines.map((line) => (line === "marker" ? line : (JSON.parse(line) as { event: string }).event)),
   ).toEqual(["marker", "first", "second", "marker", "third"]);
+});
+
+test("a line is one JSON object: time, level, event, then the fields as given", () => {
+  const lines: string[] = [];
+  const log = createLogger("info", (line) => lines.push(line));
+  log.info("plain");
+  log.info("empty", {});
+  log.warn("fields", { status: 200, nested: { a: [1, "x\"y"] }, none: undefined });
+  log.debug("below the level");
+  const parsed = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+  for (const entry of parsed) expect(new Date(entry.time as string).toISOString()).toBe(entry.time as string);
+  expect(parsed.map(({ time: _, ...rest }) => rest)).toEqual([
+    { level: "info", event: "plain" },
+    { level: "info", event: "empty" },
+    { level: "warn", event: "fields", status: 200, nested: { a: [1, 'x"y'] } },
+  ]);
 });
