@@ -39,7 +39,7 @@ test("a line is one JSON object: time, level, event, then the fields as given", 
   const log = createLogger("info", (line) => lines.push(line));
   log.info("plain");
   log.info("empty", {});
-  log.warn("fields", { status: 200, nested: { a: [1, "x\"y"] }, none: undefined });
+  log.warn("fields", { status: 200, nested: { a: [1, 'x"y'] }, none: undefined });
   log.debug("below the level");
   const parsed = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
   for (const entry of parsed) expect(new Date(entry.time as string).toISOString()).toBe(entry.time as string);
