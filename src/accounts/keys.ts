@@ -70,9 +70,12 @@ export function generateKeyId(): string {
   return `key_${randomString(16, "0123456789abcdefghijklmnopqrstuvwxyz")}`;
 }
 
-/** What the database stores instead of the secret. */
+/**
+ * What the database stores instead of the secret: SHA-256, hex. Every request hashes its key,
+ * so Bun's one-call hash is used: a third of the cost of `createHash(…).update(…).digest(…)`.
+ */
 export function hashSecret(secret: string): string {
-  return createHash("sha256").update(secret).digest("hex");
+  return Bun.SHA256.hash(secret, "hex");
 }
 
 /** The id under which a gateway subscriber's usage is kept. */
