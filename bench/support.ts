@@ -3,6 +3,7 @@ import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { freePort } from "../test/support/ports.ts";
+import { outerEnv } from "../test/support/service.ts";
 
 /** A child process serving HTTP on `port`. */
 export type RunningServer = { port: number; pid: number; stop(): Promise<void> };
@@ -30,7 +31,7 @@ export async function startServer(
 ): Promise<RunningServer> {
   const port = freePort();
   const child = Bun.spawn(command, {
-    env: { ...process.env, ...env, PORT: String(port) },
+    env: { ...outerEnv(), ...env, PORT: String(port) },
     stdout: "ignore",
     stderr: "inherit",
   });

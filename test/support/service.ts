@@ -41,17 +41,25 @@ export type RunningServer = {
 };
 
 /**
- * The environment of a child process: this one's (PATH, HOME…) without any of the service's
- * settings, so nothing from the outer shell leaks in, plus the test defaults and `settings`.
- * VIES points at a closed port: these tests only validate IBANs, and must never reach out.
+ * This process's environment (PATH, HOME…) without any of the service's settings, so that
+ * nothing from the outer shell leaks into a service started from here: a `DATABASE_URL` set
+ * for one deployment would otherwise turn an embedded one into another Postgres one.
  */
-export function serviceEnv(settings: Record<string, string>): Record<string, string> {
+export function outerEnv(): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [name, value] of Object.entries(process.env)) {
     if (value !== undefined && !(name in ConfigSchema.properties)) env[name] = value;
   }
+  return env;
+}
+
+/**
+ * The environment of a child process: `outerEnv()` plus the test defaults and `settings`.
+ * VIES points at a closed port: these tests only validate IBANs, and must never reach out.
+ */
+export function serviceEnv(settings: Record<string, string>): Record<string, string> {
   return {
-    ...env,
+    ...outerEnv(),
     HOST: "127.0.0.1",
     PORT: "0",
     LOG_LEVEL: "info",
