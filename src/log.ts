@@ -65,6 +65,7 @@ export const silentLogger: Logger = createLogger("silent", () => {});
 export function stdoutLines(): LineSink {
   let held: string[] = [];
   let scheduled = false;
+  let failing = false;
   const flush = () => {
     scheduled = false;
     if (held.length === 0) return;
@@ -76,10 +77,18 @@ export function stdoutLines(): LineSink {
         written += writeSync(1, bytes, written);
       } catch (error) {
         // A pipe whose reader is behind, opened non-blocking: wait for it rather than drop lines.
-        if ((error as NodeJS.ErrnoException).code !== "EAGAIN") throw error;
-        Bun.sleepSync(1);
+        if ((error as NodeJS.ErrnoException).code === "EAGAIN") {
+          Bun.sleepSync(1);
+          continue;
+        }
+        // The reader is gone (EPIPE) or the output unusable: these lines cannot be written
+        // anywhere, and that is no reason to stop answering requests. Said once, on stderr.
+        if (!failing) warnOnStderr(`log lines cannot be written to stdout: ${String(error)}`);
+        failing = true;
+        return;
       }
     }
+    failing = false;
   };
   process.on("exit", flush);
   return Object.assign(
@@ -92,4 +101,12 @@ export function stdoutLines(): LineSink {
     },
     { flush },
   );
+}
+
+function warnOnStderr(message: string): void {
+  try {
+    writeSync(2, `${message}\n`);
+  } catch {
+    // stderr is gone too: there is nobody left to tell.
+  }
 }

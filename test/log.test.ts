@@ -49,3 +49,22 @@ test("a line is one JSON object: time, level, event, then the fields as given", 
     { level: "warn", event: "fields", status: 200, nested: { a: [1, 'x"y'] } },
   ]);
 });
+
+test("a stdout whose reader went away costs the lines, not the process", async () => {
+  const script = `import { createLogger } from ${JSON.stringify(LOG_MODULE)};
+const log = createLogger("info");
+log.info("first");
+await Bun.sleep(500);
+for (let i = 0; i < 1000; i++) { log.info("after", { i }); await Bun.sleep(0); }
+log.warn("last");
+process.stderr.write("alive\\n");`;
+  const child = Bun.spawn([process.execPath, "-e", script], { stdout: "pipe", stderr: "pipe" });
+  const reader = child.stdout.getReader();
+  await reader.read();
+  await reader.cancel();
+  expect(await child.exited).toBe(0);
+  const stderr = await new Response(child.stderr).text();
+  // Told once, however many turns failed after it.
+  expect(stderr.split("log lines cannot be written to stdout").length - 1).toBe(1);
+  expect(stderr).toContain("alive");
+});
