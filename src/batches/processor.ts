@@ -83,12 +83,12 @@ type Finished = ItemOutcome & {
 export function createBatchProcessor(options: BatchProcessorOptions) {
   const { database, meter, log } = options;
   const { leaseMs } = options;
-  /** Items worked on per claim token: the claims whose leases are renewed. */
-  const claims = new Map<string, number>();
-  let inFlight = 0;
   let turn = 0;
   let started = false;
-  const working = new Set<Promise<void>>();
+  /** The items under way, by the work on each. */
+  const working = new Map<Promise<void>, ClaimedItem>();
+  /** The claims with items still worked on: the leases to renew, or to give up at stop. */
+  const heldTokens = () => [...new Set(Array.from(working.values(), (item) => item.token))];
 
   const finishing = new Batcher<Finished, null>(async (finished) => {
     let kept: boolean[] = [];
@@ -199,22 +199,16 @@ export function createBatchProcessor(options: BatchProcessorOptions) {
   };
 
   const start = (item: ClaimedItem) => {
-    inFlight += 1;
-    claims.set(item.token, (claims.get(item.token) ?? 0) + 1);
     const running = work(item)
       .catch((error: unknown) => {
         // Its lease is no longer renewed: it runs out and another attempt picks the item up.
         log.error("batch_item_failed", { batch: item.batchId, index: item.index, error: String(error) });
       })
       .finally(() => {
-        inFlight -= 1;
-        const left = (claims.get(item.token) ?? 1) - 1;
-        if (left > 0) claims.set(item.token, left);
-        else claims.delete(item.token);
         working.delete(running);
         poller.wake();
       });
-    working.add(running);
+    working.set(running, item);
   };
 
   const poller = createPoller({
@@ -225,7 +219,7 @@ export function createBatchProcessor(options: BatchProcessorOptions) {
         if (options.soleWorker) await releaseLeases(database, null);
         started = true;
       }
-      let free = options.concurrency - inFlight;
+      let free = options.concurrency - working.size;
       if (free <= 0) return false;
       const batches = await activeBatches(database);
       const keys = [...new Set(batches.map((batch) => batch.keyId))];
@@ -249,7 +243,7 @@ export function createBatchProcessor(options: BatchProcessorOptions) {
   });
 
   const renewal = setInterval(() => {
-    renewLeases(database, [...claims.keys()], leaseMs).catch((error) =>
+    renewLeases(database, heldTokens(), leaseMs).catch((error) =>
       log.warn("batch_lease_renewal_failed", { error: String(error) }),
     );
   }, leaseMs / 3);
@@ -266,9 +260,9 @@ export function createBatchProcessor(options: BatchProcessorOptions) {
     async stop(graceMs: number): Promise<void> {
       await poller.stop();
       clearInterval(renewal);
-      await Promise.race([Promise.all(working), Bun.sleep(graceMs)]);
+      await Promise.race([Promise.all(working.keys()), Bun.sleep(graceMs)]);
       await finishing.idle();
-      await releaseLeases(database, [...claims.keys()]).catch(() => {});
+      await releaseLeases(database, heldTokens()).catch(() => {});
     },
   };
 }

@@ -1,18 +1,15 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { KeyStore } from "../../src/accounts/key-store.ts";
+import type { KeyStore } from "../../src/accounts/key-store.ts";
 import { createMeter, type Meter } from "../../src/accounts/meter.ts";
-import { planCatalogue } from "../../src/accounts/plans.ts";
 import type { Database } from "../../src/db.ts";
-import { secondConnection, testDatabase } from "../support/database.ts";
+import { secondConnection, testKeyStore } from "../support/database.ts";
 import { manualClock } from "../support/manual-clock.ts";
 
 let database: Database;
 let keys: KeyStore;
 
 beforeAll(async () => {
-  database = await testDatabase();
-  keys = new KeyStore(database);
-  await keys.syncPlans(planCatalogue(600));
+  ({ database, keys } = await testKeyStore());
 });
 
 async function newKey(): Promise<string> {

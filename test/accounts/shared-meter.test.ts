@@ -1,11 +1,10 @@
 import { beforeAll, describe, expect, test } from "bun:test";
 import { sql } from "drizzle-orm";
-import { KeyStore } from "../../src/accounts/key-store.ts";
+import type { KeyStore } from "../../src/accounts/key-store.ts";
 import type { MeterAdmission } from "../../src/accounts/meter.ts";
-import { planCatalogue } from "../../src/accounts/plans.ts";
 import { SharedMeter } from "../../src/accounts/shared-meter.ts";
 import type { Database } from "../../src/db.ts";
-import { testDatabase } from "../support/database.ts";
+import { testKeyStore } from "../support/database.ts";
 import { manualClock } from "../support/manual-clock.ts";
 
 // The meter of several instances sharing Postgres; it runs on PGlite too, so these tests run
@@ -14,9 +13,7 @@ let database: Database;
 let keys: KeyStore;
 
 beforeAll(async () => {
-  database = await testDatabase();
-  keys = new KeyStore(database);
-  await keys.syncPlans(planCatalogue(600));
+  ({ database, keys } = await testKeyStore());
 });
 
 const START = Date.parse("2026-03-15T12:00:00Z");

@@ -1,22 +1,18 @@
 import { beforeAll, describe, expect, test } from "bun:test";
 import { sql } from "drizzle-orm";
-import { KeyStore } from "../../src/accounts/key-store.ts";
-import { planCatalogue } from "../../src/accounts/plans.ts";
 import { createBatch } from "../../src/batches/store.ts";
 import { claimItems, type ItemOutcome, keepClaimed, renewLeases } from "../../src/batches/work.ts";
 import type { Database } from "../../src/db.ts";
-import { testDatabase } from "../support/database.ts";
+import { proKey, testKeyStore } from "../support/database.ts";
 
 /** The claims of batch items, on the real database: each claim holds its items under a token of its own. */
 let database: Database;
 let keyId: string;
 
 beforeAll(async () => {
-  database = await testDatabase();
-  const keys = new KeyStore(database);
-  await keys.syncPlans(planCatalogue(600));
-  keyId = (await keys.create({ planId: "pro", name: "claims", monthlyQuota: null, ratePerMinute: null }))
-    .record.id;
+  const store = await testKeyStore();
+  database = store.database;
+  keyId = await proKey(store.keys, "claims");
 });
 
 const outcome = (item: ItemOutcome["item"]): ItemOutcome => ({

@@ -1,3 +1,5 @@
+import { KeyStore } from "../../src/accounts/key-store.ts";
+import { planCatalogue } from "../../src/accounts/plans.ts";
 import { connectPostgres, type Database, openPglite } from "../../src/db.ts";
 
 /**
@@ -25,4 +27,18 @@ export function testDatabase(): Promise<Database> {
 /** A second, independent connection pool to the same database, as another instance would have. */
 export function secondConnection(): Database | null {
   return process.env.DATABASE_URL ? connectPostgres(process.env.DATABASE_URL) : null;
+}
+
+/** The test database with the plans in place, and a key store on it. */
+export async function testKeyStore(): Promise<{ database: Database; keys: KeyStore }> {
+  const database = await testDatabase();
+  const keys = new KeyStore(database);
+  await keys.syncPlans(planCatalogue(600));
+  return { database, keys };
+}
+
+/** A new key of the pro plan without quota or rate overrides, named `name`: its id. */
+export async function proKey(keys: KeyStore, name: string): Promise<string> {
+  const { record } = await keys.create({ planId: "pro", name, monthlyQuota: null, ratePerMinute: null });
+  return record.id;
 }

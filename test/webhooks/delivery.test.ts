@@ -1,14 +1,12 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import { sql } from "drizzle-orm";
 import { Webhook } from "standardwebhooks";
-import { KeyStore } from "../../src/accounts/key-store.ts";
-import { planCatalogue } from "../../src/accounts/plans.ts";
 import type { Database } from "../../src/db.ts";
 import { createLogger } from "../../src/log.ts";
 import { createWebhookDelivery } from "../../src/webhooks/delivery.ts";
 import { WebhookSecrets } from "../../src/webhooks/secrets.ts";
 import type { Resolver } from "../../src/webhooks/target.ts";
-import { testDatabase } from "../support/database.ts";
+import { proKey, testKeyStore } from "../support/database.ts";
 
 /**
  * Webhook delivery against a real endpoint over HTTP, with the messages in the real database:
@@ -22,11 +20,9 @@ let answer: (request: Request) => Response | Promise<Response> = () => new Respo
 let endpoint: ReturnType<typeof Bun.serve>;
 
 beforeAll(async () => {
-  database = await testDatabase();
-  const keys = new KeyStore(database);
-  await keys.syncPlans(planCatalogue(600));
-  keyId = (await keys.create({ planId: "pro", name: "webhooks", monthlyQuota: null, ratePerMinute: null }))
-    .record.id;
+  const store = await testKeyStore();
+  database = store.database;
+  keyId = await proKey(store.keys, "webhooks");
   endpoint = Bun.serve({
     hostname: "127.0.0.1",
     port: 0,
