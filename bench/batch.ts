@@ -4,10 +4,11 @@
  * state / 4) × 300 ms), how long interactive /validate calls of new numbers take while it runs,
  * and the service's memory before and after. On the embedded default, then on Postgres + Redis.
  */
-import { readFileSync } from "node:fs";
 import { startViesFake } from "../test/fakes/vies.ts";
 import examples from "../test/fixtures/iban-examples.json" with { type: "json" };
 import { prng } from "../test/support/prng.ts";
+import { rssKbOf } from "../test/support/service.ts";
+import { percentile } from "../test/support/traffic.ts";
 import { type Deployment, forEachDeployment } from "./service.ts";
 import { type BenchPrefix, createVatNumberSource } from "./vat-numbers.ts";
 
@@ -21,17 +22,7 @@ const INTERACTIVE_EVERY_MS = 250;
 
 const IBANS = Object.values(examples as Record<string, string>);
 
-function rssMiB(pid: number): number {
-  const status = readFileSync(`/proc/${pid}/status`, "utf8");
-  return Math.round(Number(/^VmRSS:\s+(\d+)/m.exec(status)?.[1] ?? 0) / 1024);
-}
-
-function percentile(values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return (
-    sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] ?? Number.NaN
-  );
-}
+const rssMiB = (pid: number) => Math.round((rssKbOf(pid) ?? 0) / 1024);
 
 type Row = {
   deployment: string;

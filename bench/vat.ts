@@ -11,6 +11,7 @@
  * Run with `npm run bench:vat`.
  */
 import { startViesFake, type ViesFake } from "../test/fakes/vies.ts";
+import { percentile } from "../test/support/traffic.ts";
 import { IBAN_WORKLOAD, measureBare } from "./http.ts";
 import { type Deployment, forEachDeployment, KEY_COUNT } from "./service.ts";
 import {
@@ -114,10 +115,6 @@ type BurstRow = {
   maxInFlight: Record<string, number>;
 };
 
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? Number.NaN;
-}
-
 async function runBurst(
   deployment: Deployment,
   fake: ViesFake,
@@ -146,7 +143,7 @@ async function runBurst(
     );
     answers.push(...answered);
   }
-  const latencies = answers.map((answer) => answer.ms).sort((a, b) => a - b);
+  const latencies = answers.map((answer) => answer.ms);
   const row: BurstRow = {
     server: deployment.name,
     burst: `${burst.rounds} rounds of ${burst.name}`,
