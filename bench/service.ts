@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { KeyStore } from "../src/accounts/key-store.ts";
-import { connectPostgres } from "../src/db.ts";
+import { connectPostgres } from "../src/kernel/db.ts";
 import { type RunningServer, startServer } from "./support.ts";
 
 export const KEY_COUNT = 1000;

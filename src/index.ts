@@ -1,11 +1,11 @@
-import { adminSocketPath, serveAdminSocket } from "./admin-socket.ts";
 import { buildApp } from "./app.ts";
-import { systemClock } from "./clock.ts";
 import { ConfigError, parseConfig } from "./config.ts";
-import { guardAgainstDriverSocketBug } from "./driver-guard.ts";
-import { createLogger } from "./log.ts";
+import { adminSocketPath, serveAdminSocket } from "./kernel/admin-socket.ts";
+import { systemClock } from "./kernel/clock.ts";
+import { guardAgainstDriverSocketBug } from "./kernel/driver-guard.ts";
+import { createLogger } from "./kernel/log.ts";
+import { openStorage } from "./kernel/storage.ts";
 import { createServices } from "./services.ts";
-import { openStorage } from "./storage.ts";
 
 let config: ReturnType<typeof parseConfig>;
 try {

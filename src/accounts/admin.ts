@@ -1,5 +1,5 @@
-import type { Clock } from "../clock.ts";
 import type { PlanId, Usage } from "../http/schemas.ts";
+import type { Clock } from "../kernel/clock.ts";
 import { usageReport } from "../validation/usage.ts";
 import type { WebhookSecrets } from "../webhooks/secrets.ts";
 import { accountOf } from "./authenticator.ts";

@@ -1,8 +1,8 @@
 import { createHash, timingSafeEqual } from "node:crypto";
-import { Batcher } from "../batch.ts";
-import type { Clock } from "../clock.ts";
-import { ApiError } from "../errors.ts";
 import type { PlanId } from "../http/schemas.ts";
+import { Batcher } from "../kernel/batcher.ts";
+import type { Clock } from "../kernel/clock.ts";
+import { ApiError } from "../kernel/errors.ts";
 import type { KeyRecord, KeyStore } from "./key-store.ts";
 import { LEGACY_PREFIX_LENGTH } from "./key-store.ts";
 import { hashSecret, hasValidCheck, type SecretShape, secretShape } from "./keys.ts";

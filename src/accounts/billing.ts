@@ -1,4 +1,4 @@
-import type { ApiErrorBody } from "../errors.ts";
+import type { ApiErrorBody } from "../kernel/errors.ts";
 
 /** What billing needs to know about one component's answer. */
 export type ComponentAnswer = { valid: boolean | null; error: ApiErrorBody | null };

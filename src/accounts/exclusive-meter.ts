@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
-import { Batcher } from "../batch.ts";
-import type { Clock } from "../clock.ts";
-import type { Database, Rows } from "../db.ts";
+import { Batcher } from "../kernel/batcher.ts";
+import type { Clock } from "../kernel/clock.ts";
+import type { Database, Rows } from "../kernel/db.ts";
 import { hasRoom } from "./billing.ts";
 import type {
   Completion,

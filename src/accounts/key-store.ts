@@ -1,7 +1,7 @@
 import { asc, eq, inArray, sql } from "drizzle-orm";
 import { apiKeys, plans, serviceSecrets } from "../../db/schema.ts";
-import type { Database } from "../db.ts";
 import type { PlanId } from "../http/schemas.ts";
+import type { Database } from "../kernel/db.ts";
 import { gatewayKeyId, generateCheckKey, generateKeyId, generateSecret, hashSecret } from "./keys.ts";
 import type { Plan } from "./plans.ts";
 

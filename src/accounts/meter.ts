@@ -1,5 +1,5 @@
-import type { Clock } from "../clock.ts";
-import type { Database, Rows } from "../db.ts";
+import type { Clock } from "../kernel/clock.ts";
+import type { Database, Rows } from "../kernel/db.ts";
 import { ExclusiveMeter } from "./exclusive-meter.ts";
 import { SharedMeter } from "./shared-meter.ts";
 

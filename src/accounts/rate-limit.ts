@@ -1,8 +1,8 @@
 import { sql } from "drizzle-orm";
-import { Batcher } from "../batch.ts";
-import type { Clock } from "../clock.ts";
-import type { Database } from "../db.ts";
-import type { Logger } from "../log.ts";
+import { Batcher } from "../kernel/batcher.ts";
+import type { Clock } from "../kernel/clock.ts";
+import type { Database } from "../kernel/db.ts";
+import type { Logger } from "../kernel/log.ts";
 import type { KeyValueStore } from "../store/kv.ts";
 
 const WINDOW_MS = 60_000;

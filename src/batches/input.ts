@@ -1,5 +1,5 @@
-import { ApiError } from "../errors.ts";
 import { ValidateRequestSchema } from "../http/schemas.ts";
+import { ApiError } from "../kernel/errors.ts";
 import { CsvError, parseCsv } from "./csv.ts";
 import { type BatchItemInput, type BatchRequest, REFERENCE_MAX_LENGTH } from "./schema.ts";
 

@@ -1,12 +1,12 @@
 import { Elysia, t } from "elysia";
 import type { Account } from "../accounts/authenticator.ts";
 import type { Config } from "../config.ts";
-import type { Database } from "../db.ts";
-import { ApiError } from "../errors.ts";
 import type { authentication, Caller } from "../http/auth.ts";
 import { readBoundedBody } from "../http/body.ts";
 import { errorResponses, HEADERS, KEYED_ROUTE_RESPONSES } from "../http/docs.ts";
 import { models } from "../http/models.ts";
+import type { Database } from "../kernel/db.ts";
+import { ApiError } from "../kernel/errors.ts";
 import { queueBatchWebhook } from "../webhooks/messages.ts";
 import {
   parseWebhookUrl,

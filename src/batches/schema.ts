@@ -1,9 +1,9 @@
 import { Type } from "@sinclair/typebox";
 import { type Static, t } from "elysia";
-import { stringEnum } from "../enum-schema.ts";
-import { ErrorSchema } from "../errors.ts";
 import { ValidateRequestSchema } from "../http/schemas.ts";
 import { IbanResultSchema } from "../iban/schema.ts";
+import { stringEnum } from "../kernel/enum-schema.ts";
+import { ErrorSchema } from "../kernel/errors.ts";
 import { VatResultSchema } from "../vat/schema.ts";
 
 const integer = (description: string) => Type.Integer({ description });

@@ -1,8 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { sql } from "drizzle-orm";
-import { type Database, jsonb, type Rows } from "../db.ts";
-import type { ApiErrorBody } from "../errors.ts";
 import type { IbanResult } from "../iban/schema.ts";
+import { type Database, jsonb, type Rows } from "../kernel/db.ts";
+import type { ApiErrorBody } from "../kernel/errors.ts";
 import type { VatResult } from "../vat/schema.ts";
 import type { Batch } from "./schema.ts";
 import { findBatch } from "./store.ts";

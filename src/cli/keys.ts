@@ -4,11 +4,11 @@ import { checkNewKey, type KeyAdmin, keyAdmin, type NewKey } from "../accounts/a
 import { KeyStore } from "../accounts/key-store.ts";
 import { createMeter } from "../accounts/meter.ts";
 import { planCatalogue } from "../accounts/plans.ts";
-import { adminSocketPath } from "../admin-socket.ts";
-import { systemClock } from "../clock.ts";
 import { type Config, parseConfig } from "../config.ts";
-import { createLogger } from "../log.ts";
-import { openStorage } from "../storage.ts";
+import { adminSocketPath } from "../kernel/admin-socket.ts";
+import { systemClock } from "../kernel/clock.ts";
+import { createLogger } from "../kernel/log.ts";
+import { openStorage } from "../kernel/storage.ts";
 import { WebhookSecrets } from "../webhooks/secrets.ts";
 
 const USAGE = `usage:

@@ -1,6 +1,6 @@
 import { ConfigError, parseConfig } from "../config.ts";
-import { createLogger } from "../log.ts";
-import { openStorage } from "../storage.ts";
+import { createLogger } from "../kernel/log.ts";
+import { openStorage } from "../kernel/storage.ts";
 
 /** `npm run db:migrate`: applies pending migrations to the configured database and exits. */
 try {

@@ -1,7 +1,7 @@
 import { Elysia } from "elysia";
 import type { Account, Authenticator } from "../accounts/authenticator.ts";
 import type { RateDecision, RateLimiter } from "../accounts/rate-limit.ts";
-import { ApiError } from "../errors.ts";
+import { ApiError } from "../kernel/errors.ts";
 import { noteRequest } from "../observability/request-log.ts";
 import { pathOf } from "./path.ts";
 import { needsKey } from "./routes.ts";

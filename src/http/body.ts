@@ -1,4 +1,4 @@
-import { ApiError } from "../errors.ts";
+import { ApiError } from "../kernel/errors.ts";
 import { ValidateRequestSchema } from "./schemas.ts";
 
 const PAYLOAD_TOO_LARGE = 413;

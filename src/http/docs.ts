@@ -1,7 +1,7 @@
 import { dirname, join } from "node:path";
 import { openapi } from "@elysiajs/openapi";
 import { type AnyElysia, type DocumentDecoration, Elysia, type InternalRoute } from "elysia";
-import { ApiError } from "../errors.ts";
+import { ApiError } from "../kernel/errors.ts";
 import type { models } from "./models.ts";
 
 const OPENAPI_VERSION = "3.1.2";

@@ -1,6 +1,6 @@
 import { Elysia, ValidationError } from "elysia";
-import { ApiError } from "../errors.ts";
-import type { Logger } from "../log.ts";
+import { ApiError } from "../kernel/errors.ts";
+import type { Logger } from "../kernel/log.ts";
 import { noteRequest, type RequestLog } from "../observability/request-log.ts";
 import { pathOf } from "./path.ts";
 import { routeOf } from "./routes.ts";

@@ -5,8 +5,8 @@ import {
   BatchRequestSchema,
   BatchSchema,
 } from "../batches/schema.ts";
-import { ErrorResponseSchema, ErrorSchema } from "../errors.ts";
 import { IbanResultSchema } from "../iban/schema.ts";
+import { ErrorResponseSchema, ErrorSchema } from "../kernel/errors.ts";
 import { ValidationRecordSchema } from "../validation/records.ts";
 import { VatResultSchema } from "../vat/schema.ts";
 import { StatusSchema } from "../vat/status.ts";

@@ -1,7 +1,7 @@
 import { Type } from "@sinclair/typebox";
 import { type Static, t } from "elysia";
-import { stringEnum } from "../enum-schema.ts";
 import { IbanResultSchema } from "../iban/schema.ts";
+import { stringEnum } from "../kernel/enum-schema.ts";
 import { VatResultSchema } from "../vat/schema.ts";
 
 export const PLAN_IDS = ["free", "basic", "pro", "rapidapi"] as const;

@@ -1,4 +1,4 @@
-import type { ApiErrorBody, ErrorCode } from "../errors.ts";
+import type { ApiErrorBody, ErrorCode } from "../kernel/errors.ts";
 import { type BankTable, bankKeyOf, findBank } from "./bank-directory.ts";
 import { mod97 } from "./mod97.ts";
 import { ASCII_KIND, DIGIT, describeCharacter, IbanNormalizer, LETTER } from "./normalize.ts";

@@ -1,8 +1,8 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import { Elysia, t } from "elysia";
-import { raceDeadline } from "../deadline.ts";
-import { stringEnum } from "../enum-schema.ts";
-import { ApiError, ErrorResponseSchema } from "../errors.ts";
+import { raceDeadline } from "../kernel/deadline.ts";
+import { stringEnum } from "../kernel/enum-schema.ts";
+import { ApiError, ErrorResponseSchema } from "../kernel/errors.ts";
 import type { Metrics } from "./metrics.ts";
 
 const PROBE_TIMEOUT_MS = 1000;

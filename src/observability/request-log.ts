@@ -1,10 +1,10 @@
 import { Elysia } from "elysia";
 import { ibanIsBillable } from "../accounts/billing.ts";
-import type { ErrorCode } from "../errors.ts";
 import { pathOf } from "../http/path.ts";
 import { routeOf } from "../http/routes.ts";
 import type { IbanResult } from "../iban/schema.ts";
-import type { Logger } from "../log.ts";
+import type { ErrorCode } from "../kernel/errors.ts";
+import type { Logger } from "../kernel/log.ts";
 import type { VatResult } from "../vat/schema.ts";
 import type { Metrics } from "./metrics.ts";
 

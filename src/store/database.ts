@@ -1,5 +1,5 @@
-import type { Clock } from "../clock.ts";
-import type { Database } from "../db.ts";
+import type { Clock } from "../kernel/clock.ts";
+import type { Database } from "../kernel/db.ts";
 import { checkIncrement, checkTtlSeconds } from "./arguments.ts";
 import { StoreError } from "./errors.ts";
 import type { KeyValueStore } from "./kv.ts";

@@ -1,4 +1,4 @@
-import { raceDeadline } from "../deadline.ts";
+import { raceDeadline } from "../kernel/deadline.ts";
 import { StoreError } from "./errors.ts";
 
 /**

@@ -1,5 +1,5 @@
-import type { Clock } from "../clock.ts";
-import type { Database } from "../db.ts";
+import type { Clock } from "../kernel/clock.ts";
+import type { Database } from "../kernel/db.ts";
 import { createDatabaseStore } from "./database.ts";
 import type { KeyValueStore } from "./kv.ts";
 import { createRedisStore } from "./redis.ts";

@@ -1,4 +1,4 @@
-import type { Clock } from "../clock.ts";
+import type { Clock } from "../kernel/clock.ts";
 import { checkIncrement, checkTtlSeconds } from "./arguments.ts";
 import { StoreError } from "./errors.ts";
 import type { KeyValueStore } from "./kv.ts";

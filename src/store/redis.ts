@@ -1,5 +1,5 @@
 import { RedisClient } from "bun";
-import { Batcher } from "../batch.ts";
+import { Batcher } from "../kernel/batcher.ts";
 import { checkIncrement, checkTtlSeconds } from "./arguments.ts";
 import { withDeadline } from "./deadline.ts";
 import { StoreError } from "./errors.ts";

@@ -1,8 +1,8 @@
 import { sql } from "drizzle-orm";
 import { type Static, t } from "elysia";
-import { Batcher } from "../batch.ts";
-import { type Database, jsonb, type Rows } from "../db.ts";
-import { stringEnum } from "../enum-schema.ts";
+import { Batcher } from "../kernel/batcher.ts";
+import { type Database, jsonb, type Rows } from "../kernel/db.ts";
+import { stringEnum } from "../kernel/enum-schema.ts";
 import type { VatResult } from "../vat/schema.ts";
 
 export const ValidationRecordSchema = t.Object(

@@ -1,8 +1,8 @@
 import type { Account } from "../accounts/authenticator.ts";
 import type { Meter } from "../accounts/meter.ts";
 import { periodAt, resetAtOf } from "../accounts/period.ts";
-import { ApiError } from "../errors.ts";
 import type { Usage, UsageBlock } from "../http/schemas.ts";
+import { ApiError } from "../kernel/errors.ts";
 import type { Metrics } from "../observability/metrics.ts";
 
 /** The `usage` block of a validate response: the state after that request. */

@@ -1,12 +1,12 @@
 import type { Account } from "../accounts/authenticator.ts";
 import { ibanIsBillable, isAnswered } from "../accounts/billing.ts";
 import type { Meter, MeterAdmission } from "../accounts/meter.ts";
-import type { Clock } from "../clock.ts";
-import { ApiError } from "../errors.ts";
 import type { ValidateRequest, ValidateResponse } from "../http/schemas.ts";
 import type { IbanEngine } from "../iban/engine.ts";
 import type { IbanResult } from "../iban/schema.ts";
-import type { Logger } from "../log.ts";
+import type { Clock } from "../kernel/clock.ts";
+import { ApiError } from "../kernel/errors.ts";
+import type { Logger } from "../kernel/log.ts";
 import type { Metrics } from "../observability/metrics.ts";
 import type { VatResult } from "../vat/schema.ts";
 import type { VatResolution, VatService } from "../vat/service.ts";

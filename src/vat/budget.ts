@@ -1,4 +1,4 @@
-import { raceDeadline } from "../deadline.ts";
+import { raceDeadline } from "../kernel/deadline.ts";
 
 /**
  * The time one VAT answer may take, counted from when it was planned. Wall time on the

@@ -1,7 +1,7 @@
 import { Type as t } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
-import type { Clock } from "../clock.ts";
-import type { LogFields } from "../log.ts";
+import type { Clock } from "../kernel/clock.ts";
+import type { LogFields } from "../kernel/log.ts";
 import { withDeadline } from "../store/deadline.ts";
 import { StoreError } from "../store/errors.ts";
 import type { KeyValueStore } from "../store/kv.ts";

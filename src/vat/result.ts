@@ -1,4 +1,4 @@
-import { type ApiErrorBody, componentError } from "../errors.ts";
+import { type ApiErrorBody, componentError } from "../kernel/errors.ts";
 import type { VatFormatOk, VatFormatRejected } from "./format/check-vat-format.ts";
 import type { VatResult } from "./schema.ts";
 import type { UpstreamFault, UpstreamVerdict } from "./upstream.ts";

@@ -1,5 +1,5 @@
 import { type Static, t } from "elysia";
-import { ErrorSchema } from "../errors.ts";
+import { ErrorSchema } from "../kernel/errors.ts";
 
 const nullableString = (description: string) => t.Union([t.String(), t.Null()], { description });
 

@@ -1,6 +1,6 @@
-import type { Clock } from "../clock.ts";
-import { componentError } from "../errors.ts";
-import type { Logger } from "../log.ts";
+import type { Clock } from "../kernel/clock.ts";
+import { componentError } from "../kernel/errors.ts";
+import type { Logger } from "../kernel/log.ts";
 import type { KeyValueStore } from "../store/kv.ts";
 import { type Budget, budgetFrom, settleWithin } from "./budget.ts";
 import { type CacheFault, createVatCache, DEFAULT_CACHE_TIMEOUT_MS } from "./cache.ts";

@@ -1,9 +1,9 @@
 import { Type } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
 import { type Static, t } from "elysia";
-import type { Clock } from "../clock.ts";
-import { stringEnum } from "../enum-schema.ts";
-import type { Logger } from "../log.ts";
+import type { Clock } from "../kernel/clock.ts";
+import { stringEnum } from "../kernel/enum-schema.ts";
+import type { Logger } from "../kernel/log.ts";
 import { withDeadline } from "../store/deadline.ts";
 import type { KeyValueStore } from "../store/kv.ts";
 import { createSingleflight } from "./singleflight.ts";

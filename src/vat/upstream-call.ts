@@ -1,4 +1,4 @@
-import type { Logger } from "../log.ts";
+import type { Logger } from "../kernel/log.ts";
 import type { Budget } from "./budget.ts";
 import type { Caller, KeyedLimiter } from "./limiter.ts";
 import type { UpstreamCheck, UpstreamFault, UpstreamOutcome, VatUpstream } from "./upstream.ts";

@@ -4,8 +4,8 @@ import https from "node:https";
 import { sql } from "drizzle-orm";
 import { Webhook } from "standardwebhooks";
 import { createPoller, type Poller } from "../background/poller.ts";
-import type { Database } from "../db.ts";
-import type { Logger } from "../log.ts";
+import type { Database } from "../kernel/db.ts";
+import type { Logger } from "../kernel/log.ts";
 import type { WebhookSecrets } from "./secrets.ts";
 import {
   parseWebhookUrl,

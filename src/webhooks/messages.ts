@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { sql } from "drizzle-orm";
 import type { Batch } from "../batches/schema.ts";
-import type { Rows } from "../db.ts";
+import type { Rows } from "../kernel/db.ts";
 
 export type WebhookEvent = "batch.completed" | "batch.cancelled";
 

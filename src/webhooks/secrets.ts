@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { sql } from "drizzle-orm";
-import type { Database } from "../db.ts";
+import type { Database } from "../kernel/db.ts";
 
 /** A new signing secret in the Standard Webhooks form: `whsec_` and 32 random bytes in base64. */
 function newSecret(): string {

@@ -7,7 +7,7 @@ import { ExclusiveMeter } from "../../src/accounts/exclusive-meter.ts";
 import { KeyStore } from "../../src/accounts/key-store.ts";
 import { planCatalogue } from "../../src/accounts/plans.ts";
 import { UsageLog } from "../../src/accounts/usage-log.ts";
-import { type Database, openPglite } from "../../src/db.ts";
+import { type Database, openPglite } from "../../src/kernel/db.ts";
 import { manualClock } from "../support/manual-clock.ts";
 
 /**

@@ -7,7 +7,7 @@ import type { drizzle } from "drizzle-orm/pglite";
 import { migrate } from "drizzle-orm/pglite/migrator";
 import { KeyStore } from "../../src/accounts/key-store.ts";
 import { planCatalogue } from "../../src/accounts/plans.ts";
-import { openPglite } from "../../src/db.ts";
+import { openPglite } from "../../src/kernel/db.ts";
 import { ROOT } from "../support/service.ts";
 
 /**

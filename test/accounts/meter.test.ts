@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { KeyStore } from "../../src/accounts/key-store.ts";
 import { createMeter, type Meter } from "../../src/accounts/meter.ts";
-import type { Database } from "../../src/db.ts";
+import type { Database } from "../../src/kernel/db.ts";
 import { secondConnection, testKeyStore } from "../support/database.ts";
 import { manualClock } from "../support/manual-clock.ts";
 

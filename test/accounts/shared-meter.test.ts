@@ -3,7 +3,7 @@ import { sql } from "drizzle-orm";
 import type { KeyStore } from "../../src/accounts/key-store.ts";
 import type { MeterAdmission } from "../../src/accounts/meter.ts";
 import { SharedMeter } from "../../src/accounts/shared-meter.ts";
-import type { Database } from "../../src/db.ts";
+import type { Database } from "../../src/kernel/db.ts";
 import { testKeyStore } from "../support/database.ts";
 import { manualClock } from "../support/manual-clock.ts";
 

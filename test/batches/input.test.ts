@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { parseBatchBody } from "../../src/batches/input.ts";
-import { ApiError } from "../../src/errors.ts";
+import { ApiError } from "../../src/kernel/errors.ts";
 
 const bytes = (text: string) => new TextEncoder().encode(text);
 const json = (body: unknown, maxItems = 10) =>

@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, test } from "bun:test";
 import { sql } from "drizzle-orm";
 import { createBatch } from "../../src/batches/store.ts";
 import { claimItems, type ItemOutcome, keepClaimed, renewLeases } from "../../src/batches/work.ts";
-import type { Database } from "../../src/db.ts";
+import type { Database } from "../../src/kernel/db.ts";
 import { proKey, testKeyStore } from "../support/database.ts";
 
 /** The claims of batch items, on the real database: each claim holds its items under a token of its own. */

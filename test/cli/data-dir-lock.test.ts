@@ -39,7 +39,7 @@ async function holder(directory: string, role: string) {
     [
       BUN,
       "-e",
-      `const { DataDirLock } = await import(${JSON.stringify(join(ROOT, "src/lock.ts"))});
+      `const { DataDirLock } = await import(${JSON.stringify(join(ROOT, "src/kernel/data-dir-lock.ts"))});
        DataDirLock.acquire(${JSON.stringify(directory)}, ${JSON.stringify(role)});
        console.log("held");
        await Bun.sleep(60_000);`,
@@ -148,7 +148,7 @@ describe("starting together over a stale owner record", () => {
   test("many rounds of eight processes taking the lock at once: one owner each round, the others name it", async () => {
     const directory = box.tempDir();
     const contender = `
-      const { DataDirLock } = await import(${JSON.stringify(join(ROOT, "src/lock.ts"))});
+      const { DataDirLock } = await import(${JSON.stringify(join(ROOT, "src/kernel/data-dir-lock.ts"))});
       try {
         DataDirLock.acquire(process.argv[1], "contender");
         console.log("owner " + process.pid);

@@ -3,7 +3,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { sql } from "drizzle-orm";
 import postgres from "postgres";
-import { openPglite } from "../../src/db.ts";
+import { openPglite } from "../../src/kernel/db.ts";
 import { BUN, type Exit, ROOT, sandbox, serviceEnv } from "../support/service.ts";
 
 // Real processes, and a first start of embedded Postgres, take longer than bun's 5 s default.

@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { adminSocketPath } from "../../src/admin-socket.ts";
 import type { Batch } from "../../src/batches/schema.ts";
+import { adminSocketPath } from "../../src/kernel/admin-socket.ts";
 import { startViesFake, type ViesFake } from "../fakes/vies.ts";
 import examples from "../fixtures/iban-examples.json" with { type: "json" };
 import { allItems, createBatch, sendTo, waitForBatch } from "../support/batches.ts";

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { CreatedKey } from "../../src/accounts/admin.ts";
-import { adminSocketPath } from "../../src/admin-socket.ts";
+import { adminSocketPath } from "../../src/kernel/admin-socket.ts";
 import { startViesFake, type ViesFake } from "../fakes/vies.ts";
 import { CACHED_VAT } from "../support/fault-rig.ts";
 import { seedFrom } from "../support/prng.ts";

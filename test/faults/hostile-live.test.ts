@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { rmSync } from "node:fs";
 import { TypeCompiler } from "@sinclair/typebox/compiler";
-import { ErrorResponseSchema } from "../../src/errors.ts";
 import { HealthSchema, UsageSchema, ValidateResponseSchema } from "../../src/http/schemas.ts";
+import { ErrorResponseSchema } from "../../src/kernel/errors.ts";
 import { StatusSchema } from "../../src/vat/status.ts";
 import { startViesFake, type ViesFake } from "../fakes/vies.ts";
 import { prng, type Random, seedFrom } from "../support/prng.ts";

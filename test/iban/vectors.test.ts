@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import type { ErrorCode } from "../../src/errors.ts";
+import type { ErrorCode } from "../../src/kernel/errors.ts";
 import vectors from "../fixtures/ibans.json";
 import { engine } from "./support.ts";
 

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, test } from "bun:test";
 import { sql } from "drizzle-orm";
-import { type Database, openPglite } from "../../src/db.ts";
+import { type Database, openPglite } from "../../src/kernel/db.ts";
 import { createDatabaseStore } from "../../src/store/database.ts";
 import { secondConnection, testDatabase, usingPostgres } from "../support/database.ts";
 import { manualClock } from "../support/manual-clock.ts";

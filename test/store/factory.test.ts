@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, test } from "bun:test";
-import type { Database } from "../../src/db.ts";
+import type { Database } from "../../src/kernel/db.ts";
 import { createKeyValueStore } from "../../src/store/factory.ts";
 import { testDatabase } from "../support/database.ts";
 import { manualClock } from "../support/manual-clock.ts";

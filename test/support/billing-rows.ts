@@ -4,7 +4,7 @@
  */
 import type postgres from "postgres";
 import { KeyStore } from "../../src/accounts/key-store.ts";
-import { connectPostgres } from "../../src/db.ts";
+import { connectPostgres } from "../../src/kernel/db.ts";
 
 export type Billing = {
   /** Billed units (SUM of `usage_months.used`). */

@@ -1,6 +1,6 @@
 import { KeyStore } from "../../src/accounts/key-store.ts";
 import { planCatalogue } from "../../src/accounts/plans.ts";
-import { connectPostgres, type Database, openPglite } from "../../src/db.ts";
+import { connectPostgres, type Database, openPglite } from "../../src/kernel/db.ts";
 
 /**
  * The database the suite runs against: the Postgres at DATABASE_URL when set (CI's second

@@ -1,4 +1,4 @@
-import type { Clock } from "../../src/clock.ts";
+import type { Clock } from "../../src/kernel/clock.ts";
 
 export type ManualClock = Clock & {
   /** Moves time forward by `ms`. */

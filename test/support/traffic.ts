@@ -6,8 +6,8 @@
  * whether its body keeps the contract. Loops are seeded, so a run's choices replay.
  */
 import { TypeCompiler } from "@sinclair/typebox/compiler";
-import { ErrorResponseSchema } from "../../src/errors.ts";
 import { ValidateResponseSchema } from "../../src/http/schemas.ts";
+import { ErrorResponseSchema } from "../../src/kernel/errors.ts";
 import examples from "../fixtures/iban-examples.json" with { type: "json" };
 import { prng } from "./prng.ts";
 import { wellFormedVatNumbers } from "./vat-numbers.ts";

@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { adminSocketPath } from "../../src/admin-socket.ts";
 import type { ValidateResponse } from "../../src/http/schemas.ts";
+import { adminSocketPath } from "../../src/kernel/admin-socket.ts";
 import { startViesFake, type ViesFake } from "../fakes/vies.ts";
 import { createKeys } from "../support/billing-rows.ts";
 import { type ServiceProcess, serviceProcess, stopAllServices } from "../support/service.ts";

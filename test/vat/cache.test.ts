@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import type { LogFields } from "../../src/log.ts";
+import type { LogFields } from "../../src/kernel/log.ts";
 import type { KeyValueStore } from "../../src/store/kv.ts";
 import { createMemoryStore } from "../../src/store/memory.ts";
 import { createRedisStore } from "../../src/store/redis.ts";

@@ -1,5 +1,5 @@
 import { afterEach } from "bun:test";
-import { createLogger, type Logger } from "../../src/log.ts";
+import { createLogger, type Logger } from "../../src/kernel/log.ts";
 import type { KeyValueStore } from "../../src/store/kv.ts";
 import { createMemoryStore } from "../../src/store/memory.ts";
 import { checkVatFormat } from "../../src/vat/format/check-vat-format.ts";

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { Value } from "@sinclair/typebox/value";
-import { createLogger } from "../../src/log.ts";
+import { createLogger } from "../../src/kernel/log.ts";
 import type { KeyValueStore } from "../../src/store/kv.ts";
 import { createMemoryStore } from "../../src/store/memory.ts";
 import { createRedisStore } from "../../src/store/redis.ts";

@@ -1,8 +1,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import { sql } from "drizzle-orm";
 import { Webhook } from "standardwebhooks";
-import type { Database } from "../../src/db.ts";
-import { createLogger } from "../../src/log.ts";
+import type { Database } from "../../src/kernel/db.ts";
+import { createLogger } from "../../src/kernel/log.ts";
 import { createWebhookDelivery } from "../../src/webhooks/delivery.ts";
 import { WebhookSecrets } from "../../src/webhooks/secrets.ts";
 import type { Resolver } from "../../src/webhooks/target.ts";

@@ -1,5 +1,5 @@
-import type { Clock } from "../../clock.ts";
-import type { Logger } from "../../log.ts";
+import type { Clock } from "../../kernel/clock.ts";
+import type { Logger } from "../../kernel/log.ts";
 import type { UpstreamFault } from "../upstream.ts";
 import {
   exchange,

@@ -1,5 +1,5 @@
-import type { Clock } from "../../clock.ts";
-import { type Logger, silentLogger } from "../../log.ts";
+import type { Clock } from "../../kernel/clock.ts";
+import { type Logger, silentLogger } from "../../kernel/log.ts";
 import type {
   UpstreamCallOptions,
   UpstreamCheck,

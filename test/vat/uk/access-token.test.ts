@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, test } from "bun:test";
-import { silentLogger } from "../../../src/log.ts";
+import { silentLogger } from "../../../src/kernel/log.ts";
 import { type AccessTokens, createAccessTokens, readTokenReply } from "../../../src/vat/uk/access-token.ts";
 import { type HmrcFake, startHmrcFake } from "../../fakes/hmrc.ts";
 import { manualClock } from "../../support/manual-clock.ts";

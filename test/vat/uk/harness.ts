@@ -1,4 +1,4 @@
-import { createLogger, type Logger } from "../../../src/log.ts";
+import { createLogger, type Logger } from "../../../src/kernel/log.ts";
 import { createUkVatClient, type UkVatClientConfig } from "../../../src/vat/uk/client.ts";
 import type { UpstreamOutcome } from "../../../src/vat/upstream.ts";
 import { type HmrcCompany, type HmrcFake, startHmrcFake } from "../../fakes/hmrc.ts";

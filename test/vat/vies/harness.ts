@@ -1,4 +1,4 @@
-import type { Clock } from "../../../src/clock.ts";
+import type { Clock } from "../../../src/kernel/clock.ts";
 import type { VatUpstream } from "../../../src/vat/upstream.ts";
 import { createViesClient } from "../../../src/vat/vies/client.ts";
 import type { ViesFake } from "../../fakes/vies.ts";

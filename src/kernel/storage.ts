@@ -1,9 +1,9 @@
 import { sql } from "drizzle-orm";
-import { KeyStore } from "./accounts/key-store.ts";
-import { planCatalogue } from "./accounts/plans.ts";
-import type { Config } from "./config.ts";
+import { KeyStore } from "../accounts/key-store.ts";
+import { planCatalogue } from "../accounts/plans.ts";
+import type { Config } from "../config.ts";
+import { DataDirLock } from "./data-dir-lock.ts";
 import { connectPostgres, type Database, openPglite } from "./db.ts";
-import { DataDirLock } from "./lock.ts";
 import type { Logger } from "./log.ts";
 
 export type Storage = { database: Database; close(): Promise<void> };

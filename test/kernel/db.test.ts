@@ -2,8 +2,8 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { connect, type Socket } from "node:net";
 import { sql } from "drizzle-orm";
 import postgres from "postgres";
-import { connectPostgres } from "../src/db.ts";
-import { secondConnection, usingPostgres } from "./support/database.ts";
+import { connectPostgres } from "../../src/kernel/db.ts";
+import { secondConnection, usingPostgres } from "../support/database.ts";
 
 /**
  * The driver's two defects below are fixed by `db/patches`; each test reproduces one on a real

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { Batcher, ItemFailure } from "../src/batch.ts";
+import { Batcher, ItemFailure } from "../../src/kernel/batcher.ts";
 
 function recordingBatcher(options: { delayMs?: number } = {}) {
   const batches: number[][] = [];

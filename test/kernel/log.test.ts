@@ -1,8 +1,8 @@
 import { expect, test } from "bun:test";
 import { join } from "node:path";
-import { createLogger } from "../src/log.ts";
+import { createLogger } from "../../src/kernel/log.ts";
 
-const LOG_MODULE = join(import.meta.dir, "../src/log.ts");
+const LOG_MODULE = join(import.meta.dir, "../../src/kernel/log.ts");
 
 /** Runs `body` in a new process with `log` (info level, to stdout) in scope; returns its stdout lines. */
 async function linesOf(body: string): Promise<string[]> {

@@ -1,6 +1,6 @@
 import { rmSync } from "node:fs";
 import { join } from "node:path";
-import { checkNewKey, type KeyAdmin } from "./accounts/admin.ts";
+import { checkNewKey, type KeyAdmin } from "../accounts/admin.ts";
 import type { Logger } from "./log.ts";
 
 export const ADMIN_SOCKET_NAME = "admin.sock";

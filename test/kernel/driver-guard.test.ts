@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { isPostgresDriverSocketBug } from "../src/driver-guard.ts";
+import { isPostgresDriverSocketBug } from "../../src/kernel/driver-guard.ts";
 
 function errorFrom(message: string, stack: string): Error {
   const error = new TypeError(message);

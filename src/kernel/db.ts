@@ -9,7 +9,7 @@ import { migrate as migratePglite } from "drizzle-orm/pglite/migrator";
 import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
 import { migrate as migratePostgres } from "drizzle-orm/postgres-js/migrator";
 import postgres from "postgres";
-import * as schema from "../db/schema.ts";
+import * as schema from "../../db/schema.ts";
 
 export type Schema = typeof schema;
 /** The Drizzle API shared by the embedded and the server driver. */
@@ -48,7 +48,7 @@ export interface Database {
   close(): Promise<void>;
 }
 
-const MIGRATIONS_FOLDER = fileURLToPath(new URL("../db/migrations", import.meta.url));
+const MIGRATIONS_FOLDER = fileURLToPath(new URL("../../db/migrations", import.meta.url));
 // Any constant works; it only has to be the same for every instance of this service.
 const MIGRATION_LOCK_ID = 7_261_432_001;
 
@@ -108,7 +108,7 @@ export function connectPostgres(
 
 /**
  * Embedded Postgres (PGlite) with its data under `dataDir`, or in memory when `dataDir` is
- * null. Only one process may open a data directory; `src/lock.ts` guards that.
+ * null. Only one process may open a data directory; `src/kernel/data-dir-lock.ts` guards that.
  */
 export async function openPglite(dataDir: string | null): Promise<Database> {
   let client: PGlite;
