@@ -76,17 +76,21 @@ export function parseCsv(text: string): string[][] {
 }
 
 /**
- * Characters that make a spreadsheet read a cell as a formula. Values come from VIES and from
- * callers, so a cell starting with one is prefixed with an apostrophe (OWASP's advice against
- * CSV injection): `=HYPERLINK(…)` in a registered name stays text when the file is opened.
+ * Where a spreadsheet may start a cell that would run as a formula: the start of a value, and
+ * every separator it may split a line at — Excel in de-DE, fr-FR, it-IT, es-ES or nl-NL splits
+ * at `;`, where our quotes do not count, others at tabs or `|` — and every line break, each
+ * followed by the spaces a cell may start with. A formula starts with `=`, `+`, `-`, `@`, a
+ * tab or a carriage return. Values come from VIES and from callers, so an apostrophe goes
+ * before such a start (OWASP's advice against CSV injection): `=HYPERLINK(…)` in a registered
+ * name, or after a `;` in a reference, stays text when the file is opened.
  */
-const FORMULA_START = /^[=+\-@\t\r]/;
+const FORMULA_START = /(^|[,;\t|\r\n])(?=[ ]*[=+\-@\t\r])/g;
 
 /** One CSV field: null as empty, a value with a comma, quote or line break in quotes. */
 export function csvField(value: string | number | boolean | null): string {
   if (value === null) return "";
   if (typeof value !== "string") return String(value);
-  const text = FORMULA_START.test(value) ? `'${value}` : value;
+  const text = value.replace(FORMULA_START, "$1'");
   return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
 }
 

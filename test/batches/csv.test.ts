@@ -56,6 +56,27 @@ describe("writing CSV", () => {
     expect(csvField("ACME=1")).toBe("ACME=1");
   });
 
+  test("a formula after a separator another locale's spreadsheet splits at stays text", () => {
+    // Excel in de-DE, fr-FR, it-IT, es-ES, nl-NL splits a line at `;`, where our quotes do not
+    // count: each piece is a cell of its own, which must not start a formula either.
+    const cells = (text: string) => text.split(/[,;\t|\r\n]/);
+    for (const value of [
+      "ref;=HYPERLINK(A1);x",
+      "a;+1",
+      "a; -1",
+      "a|@SUM(A1)",
+      "a\t=1",
+      "line\n=cmd|' /c calc'!A1",
+      "line\r\n@x",
+      "a,=1",
+      "a;\t=1",
+    ]) {
+      const written = csvField(value).replace(/^"|"$/g, "").replaceAll('""', '"');
+      for (const cell of cells(written)) expect(cell.trimStart()).not.toMatch(/^[=+\-@]/);
+    }
+    expect(csvField("ACME;Berlin")).toBe("ACME;Berlin");
+  });
+
   test("what is written reads back the same (apostrophes aside)", () => {
     const rows = [
       ["index", "name"],
