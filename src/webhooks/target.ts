@@ -48,7 +48,8 @@ export function parseWebhookUrl(raw: string, policy: WebhookPolicy): URL {
  * The address to deliver to: the host resolved once, every address it resolves to checked
  * (a name with one public and one private address is refused), and the first returned — the
  * caller connects to exactly that, so a second lookup cannot point somewhere else (DNS
- * rebinding). Throws WebhookTargetError naming what is refused.
+ * rebinding). A cloud platform's own address is refused whatever the policy. Throws
+ * WebhookTargetError naming what is refused.
  */
 export async function resolveWebhookTarget(
   url: URL,
@@ -63,13 +64,14 @@ export async function resolveWebhookTarget(
     throw new WebhookTargetError(`its host ${host} does not resolve`);
   }
   if (addresses.length === 0) throw new WebhookTargetError(`its host ${host} does not resolve`);
+  const at = (address: string) => (address === host ? "" : `at ${address}, `);
+  const platform = addresses.find(({ address }) => classify(address) === "platform");
+  if (platform) {
+    throw new WebhookTargetError(`its host ${host} is ${at(platform.address)}a cloud platform address`);
+  }
   if (!policy.allowPrivate) {
-    const refused = addresses.find(({ address }) => !isPublicAddress(address));
-    if (refused) {
-      throw new WebhookTargetError(
-        `its host ${host} is ${refused.address === host ? "" : `at ${refused.address}, `}not a public address`,
-      );
-    }
+    const refused = addresses.find(({ address }) => classify(address) !== "public");
+    if (refused) throw new WebhookTargetError(`its host ${host} is ${at(refused.address)}not a public address`);
   }
   return addresses[0] as ResolvedAddress;
 }
@@ -142,26 +144,69 @@ const NON_PUBLIC_V6 = [
   "fe80::/10",
   "fec0::/10",
   "ff00::/8",
+  // IPv4-translated (SIIT, RFC 2765): a translator would carry it to the IPv4 address inside.
+  "::ffff:0:0:0/96",
 ].map(v6);
+
+/**
+ * The addresses cloud platforms serve their own services on inside every virtual machine:
+ * instance metadata (credentials), DNS, time, the agents of containers. Most lie in
+ * link-local or private space; Azure's wireserver is a public address. They are refused even
+ * where private addresses are allowed (WEBHOOK_ALLOW_PRIVATE), which is for the operator's own
+ * endpoints, never the platform's.
+ */
+const PLATFORM = new Set(
+  [
+    "169.254.169.254", // instance metadata: AWS, GCP, Azure, Oracle, DigitalOcean, OpenStack, Hetzner
+    "169.254.169.253", // AWS DNS resolver
+    "169.254.169.123", // AWS time sync
+    "169.254.170.2", // AWS ECS task metadata and credentials
+    "169.254.170.23", // AWS EKS pod identity agent
+    "168.63.129.16", // Azure wireserver (public address space)
+    "100.100.100.200", // Alibaba Cloud metadata
+    "192.0.0.192", // Oracle Cloud metadata
+    "169.254.0.23", // Tencent Cloud metadata
+  ]
+    .map(ipv4ToBigInt)
+    .map((value) => `4:${value}`)
+    .concat(
+      [
+        "fd00:ec2::254", // AWS instance metadata over IPv6
+        "fd00:ec2::253", // AWS DNS resolver over IPv6
+        "fd00:ec2::123", // AWS time sync over IPv6
+        "fd00:ec2::23", // AWS EKS pod identity agent over IPv6
+        "fd20:ce::254", // GCP metadata server over IPv6
+      ].map((address) => `6:${ipv6ToBigInt(address)}`),
+    ),
+);
 
 /** IPv6 forms that carry an IPv4 address, which is what decides. */
 const EMBEDS_V4 = ["::ffff:0:0/96", "64:ff9b::/96", "::/96"].map(v6);
 
 /** Whether an address is on the public internet: not loopback, private, link-local, metadata, multicast or reserved. */
 export function isPublicAddress(address: string): boolean {
+  return classify(address) === "public";
+}
+
+/**
+ * Where an address leads: the public internet, a cloud platform's own service, or anything else
+ * that is not public. An IPv6 form carrying an IPv4 address is judged by that address.
+ */
+function classify(address: string): "public" | "private" | "platform" {
   const family = isIP(address);
   if (family === 4) {
     const value = ipv4ToBigInt(address);
-    return !NON_PUBLIC_V4.some(([low, high]) => value >= low && value <= high);
+    if (PLATFORM.has(`4:${value}`)) return "platform";
+    return NON_PUBLIC_V4.some(([low, high]) => value >= low && value <= high) ? "private" : "public";
   }
-  if (family !== 6) return false;
+  if (family !== 6) return "private";
   const value = ipv6ToBigInt(address);
-  if (NON_PUBLIC_V6.some(([low, high]) => value >= low && value <= high)) return false;
+  if (PLATFORM.has(`6:${value}`)) return "platform";
+  if (NON_PUBLIC_V6.some(([low, high]) => value >= low && value <= high)) return "private";
   const embedding = EMBEDS_V4.find(([low, high]) => value >= low && value <= high);
   if (embedding) {
     const inner = value & 0xffffffffn;
-    const dotted = [24n, 16n, 8n, 0n].map((shift) => String((inner >> shift) & 0xffn)).join(".");
-    return isPublicAddress(dotted);
+    return classify([24n, 16n, 8n, 0n].map((shift) => String((inner >> shift) & 0xffn)).join("."));
   }
-  return true;
+  return "public";
 }

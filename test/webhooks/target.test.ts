@@ -42,6 +42,14 @@ describe("which addresses are public", () => {
     "2001:0:4136:e378:8000:63bf:3fff:fdd2",
     "64:ff9b:1::a00:1",
     "fec0::1",
+    // IPv4-translated (SIIT): whatever IPv4 address it carries, no webhook endpoint lives there.
+    "::ffff:0:127.0.0.1",
+    "::ffff:0:8.8.8.8",
+    "0:0:0:0:ffff:0:a00:1",
+    // Cloud platform addresses, public ones included (Azure's wireserver), in every form.
+    "168.63.129.16",
+    "::ffff:168.63.129.16",
+    "64:ff9b::a83f:8110",
   ])("%s is not", (address) => {
     expect(isPublicAddress(address)).toBe(false);
   });
@@ -54,6 +62,38 @@ describe("which addresses are public", () => {
     "::ffff:8.8.8.8",
   ])("%s is", (address) => {
     expect(isPublicAddress(address)).toBe(true);
+  });
+});
+
+describe("cloud platform addresses are refused even where private addresses are allowed", () => {
+  const lenient = { allowHttp: true, allowPrivate: true };
+  test.each([
+    ["Azure's wireserver", "168.63.129.16"],
+    ["the instance metadata service (AWS, GCP, Azure, OCI, DigitalOcean…)", "169.254.169.254"],
+    ["AWS's metadata service over IPv6", "fd00:ec2::254"],
+    ["AWS's DNS resolver over IPv6", "fd00:ec2::253"],
+    ["the ECS task metadata endpoint", "169.254.170.2"],
+    ["the EKS pod identity agent", "169.254.170.23"],
+    ["GCP's metadata server over IPv6", "fd20:ce::254"],
+    ["Alibaba Cloud's metadata service", "100.100.100.200"],
+    ["Oracle Cloud's metadata service", "192.0.0.192"],
+    ["Tencent Cloud's metadata service", "169.254.0.23"],
+    ["an IPv4-mapped form of one", "::ffff:169.254.169.254"],
+  ])("%s", async (_, address) => {
+    const url = new URL(`http://${address.includes(":") ? `[${address}]` : address}/h`);
+    const host = url.hostname.replace(/^\[(.*)\]$/, "$1");
+    await expect(resolveWebhookTarget(url, lenient)).rejects.toThrow(
+      new WebhookTargetError(`its host ${host} is a cloud platform address`),
+    );
+  });
+
+  test("a name resolving to one", async () => {
+    const resolver = names({ "wire.example.com": ["93.184.216.34", "168.63.129.16"] });
+    await expect(
+      resolveWebhookTarget(new URL("https://wire.example.com/h"), lenient, resolver),
+    ).rejects.toThrow(
+      new WebhookTargetError("its host wire.example.com is at 168.63.129.16, a cloud platform address"),
+    );
   });
 });
 
@@ -87,7 +127,7 @@ describe("webhook URLs", () => {
     [
       "the cloud metadata address",
       "https://169.254.169.254/latest/meta-data",
-      "its host 169.254.169.254 is not a public address",
+      "its host 169.254.169.254 is a cloud platform address",
     ],
     [
       "a name resolving to loopback",
@@ -97,7 +137,7 @@ describe("webhook URLs", () => {
     [
       "a name resolving to metadata",
       "https://metadata.example.com/h",
-      "its host metadata.example.com is at 169.254.169.254, not a public address",
+      "its host metadata.example.com is at 169.254.169.254, a cloud platform address",
     ],
     [
       "a name with one private address among public ones",
