@@ -8,71 +8,96 @@ export class CsvError extends Error {
   override name = "CsvError";
 }
 
-/**
- * The records of a CSV text, each an array of fields. A UTF-8 byte-order mark is skipped, a
- * last line break ends the last record rather than starting an empty one, and empty lines are
- * skipped. Throws a CsvError naming the line of a quote left open, of a quote inside a field
- * not enclosed in quotes, or of text after a closing quote.
- */
-export function parseCsv(text: string): string[][] {
-  const records: string[][] = [];
-  let record: string[] = [];
-  let field = "";
-  /** Inside a quoted field / just after its closing quote / the current record has content. */
-  let quoted = false;
-  let closed = false;
-  let content = false;
+/** A record past one of the bounds a reader sets: too many fields, or too long. */
+export class CsvLimitError extends CsvError {
+  override name = "CsvLimitError";
+}
+
+/** What one record may hold: the work of reading a text is linear in its length within them. */
+export type CsvLimits = { maxFields: number; maxRecordLength: number };
+
+/** The end of an unquoted field: a comma, a line break, or a quote that does not belong there. */
+const UNQUOTED_END = /[,"\n]|\r\n/g;
+const QUOTE = 34;
+const COMMA = 44;
+const CR = 13;
+const LF = 10;
+
+/** The line of a position, counted only when a refusal names it. */
+function lineOf(text: string, position: number): number {
   let line = 1;
-  let openedOn = 0;
-  const endField = () => {
-    record.push(field);
-    field = "";
-    closed = false;
-  };
-  const endRecord = () => {
-    endField();
-    if (content) records.push(record);
-    record = [];
-    content = false;
-  };
-  for (let i = text.charCodeAt(0) === 0xfeff ? 1 : 0; i < text.length; i++) {
-    const char = text[i] as string;
-    if (quoted) {
-      if (char !== '"') {
-        if (char === "\n") line++;
-        field += char;
-      } else if (text[i + 1] === '"') {
-        field += '"';
-        i++;
-      } else {
-        quoted = false;
-        closed = true;
+  for (let at = text.indexOf("\n"); at >= 0 && at < position; at = text.indexOf("\n", at + 1)) line++;
+  return line;
+}
+
+/**
+ * The records of a CSV text, one at a time, each an array of fields; the reader stops where
+ * its consumer does. A UTF-8 byte-order mark is skipped, a last line break ends the last record
+ * rather than starting an empty one, and empty lines are skipped. Each character is looked at
+ * once. Throws a CsvError naming the line of a quote left open, of a quote inside a field not
+ * enclosed in quotes, or of text after a closing quote; a CsvLimitError naming the line of a
+ * record with more than `maxFields` fields or more than `maxRecordLength` characters.
+ */
+export function* csvRecords(text: string, limits: CsvLimits): Generator<string[], void, undefined> {
+  const end = text.length;
+  let at = text.charCodeAt(0) === 0xfeff ? 1 : 0;
+  const tooLong = (start: number) =>
+    new CsvLimitError(
+      `line ${lineOf(text, start)} is longer than ${limits.maxRecordLength} characters, the most a record may have`,
+    );
+  while (at < end) {
+    const start = at;
+    const record: string[] = [];
+    let content = false;
+    for (;;) {
+      if (record.length === limits.maxFields) {
+        throw new CsvLimitError(
+          `line ${lineOf(text, start)} has more than ${limits.maxFields} fields, the most a record may have`,
+        );
       }
-    } else if (char === ",") {
-      content = true;
-      endField();
-    } else if (char === "\n" || (char === "\r" && text[i + 1] === "\n")) {
-      if (char === "\r") i++;
-      endRecord();
-      line++;
-    } else if (closed) {
-      throw new CsvError(`line ${line}: text after the closing quote of a field`);
-    } else if (char === '"') {
-      if (field !== "") throw new CsvError(`line ${line}: a quote inside a field not enclosed in quotes`);
-      quoted = true;
-      content = true;
-      openedOn = line;
-    } else {
-      field += char;
-      content = true;
+      if (text.charCodeAt(at) === QUOTE) {
+        content = true;
+        const parts: string[] = [];
+        for (let from = at + 1; ; ) {
+          const quote = text.indexOf('"', from);
+          if (quote < 0) throw new CsvError(`line ${lineOf(text, at)}: a quoted field is never closed`);
+          if (quote - start > limits.maxRecordLength) throw tooLong(start);
+          parts.push(text.slice(from, quote));
+          if (text.charCodeAt(quote + 1) !== QUOTE) {
+            at = quote + 1;
+            break;
+          }
+          parts.push('"');
+          from = quote + 2;
+        }
+        record.push(parts.length === 1 ? (parts[0] as string) : parts.join(""));
+        const next = text.charCodeAt(at);
+        if (at < end && next !== COMMA && next !== LF && !(next === CR && text.charCodeAt(at + 1) === LF)) {
+          throw new CsvError(`line ${lineOf(text, at)}: text after the closing quote of a field`);
+        }
+      } else {
+        UNQUOTED_END.lastIndex = at;
+        const found = UNQUOTED_END.exec(text);
+        const stop = found ? found.index : end;
+        if (found?.[0] === '"') {
+          throw new CsvError(`line ${lineOf(text, stop)}: a quote inside a field not enclosed in quotes`);
+        }
+        if (stop > at) content = true;
+        record.push(text.slice(at, stop));
+        at = stop;
+      }
+      if (at - start > limits.maxRecordLength) throw tooLong(start);
+      if (at >= end) break;
+      if (text.charCodeAt(at) === COMMA) {
+        content = true;
+        at++;
+        continue;
+      }
+      at += text.charCodeAt(at) === CR ? 2 : 1;
+      break;
     }
+    if (content) yield record;
   }
-  if (quoted) throw new CsvError(`line ${openedOn}: a quoted field is never closed`);
-  if (content || field !== "") {
-    content = true;
-    endRecord();
-  }
-  return records;
 }
 
 /**

@@ -1,6 +1,6 @@
 import { ValidateRequestSchema } from "../http/schemas.ts";
 import { ApiError } from "../kernel/errors.ts";
-import { CsvError, parseCsv } from "./csv.ts";
+import { CsvError, CsvLimitError, csvRecords } from "./csv.ts";
 import { type BatchItemInput, type BatchRequest, REFERENCE_MAX_LENGTH } from "./schema.ts";
 
 const utf8 = new TextDecoder("utf-8", { fatal: true });
@@ -73,34 +73,57 @@ function fromJson(text: string, maxItems: number): BatchRequest {
   };
 }
 
-/** A header row naming any of `vat`, `iban`, `reference` (other columns are ignored), then one row per item. */
+/**
+ * What one CSV record may hold: a few dozen columns (a customer list exported from an ERP has
+ * its own beside ours), and room for all of them. Reading a body is linear in its bytes
+ * within these bounds; without them a header of a million empty names made every row cost a
+ * million steps.
+ */
+export const CSV_LIMITS = { maxFields: 64, maxRecordLength: 8192 } as const;
+
+/** Where each of our columns is in the header; a column named twice is ambiguous. */
+function columnsOf(header: string[]): Partial<Record<Field, number>> {
+  const positions: Partial<Record<Field, number>> = {};
+  header.forEach((name, position) => {
+    const column = name.trim().toLowerCase() as Field;
+    if (!(FIELDS as readonly string[]).includes(column)) return;
+    if (positions[column] !== undefined) {
+      throw refuse(`the CSV header row names \`${column}\` twice: which column is meant?`);
+    }
+    positions[column] = position;
+  });
+  if (positions.vat === undefined && positions.iban === undefined) {
+    throw refuse("the CSV header row must name a `vat` or an `iban` column");
+  }
+  return positions;
+}
+
+/**
+ * A header row naming any of `vat`, `iban`, `reference` (other columns are ignored), then one
+ * row per item. Our columns are found once, in the header; each row is read for them alone.
+ */
 function fromCsv(text: string, maxItems: number): BatchRequest {
-  let records: string[][];
+  const records = csvRecords(text, CSV_LIMITS);
   try {
-    records = parseCsv(text);
+    const header = records.next();
+    if (header.done)
+      throw refuse("the CSV body is empty: send a header row naming `vat`, `iban` and/or `reference`");
+    const positions = Object.entries(columnsOf(header.value)) as [Field, number][];
+    const items: BatchItemInput[] = [];
+    for (const row of records) {
+      if (items.length === maxItems)
+        throw refuse(`a batch holds at most ${maxItems} items; the CSV body has more rows`);
+      const fields: Partial<Record<Field, string>> = {};
+      for (const [field, position] of positions) fields[field] = row[position];
+      items.push(checkItem(fields, `item ${items.length} (row ${items.length + 2})`, true));
+    }
+    checkCount(items.length, maxItems);
+    return { items };
   } catch (error) {
+    if (error instanceof CsvLimitError) throw refuse(`the CSV body is refused: ${error.message}`);
     if (error instanceof CsvError) throw refuse(`the CSV body is malformed: ${error.message}`);
     throw error;
   }
-  const [header, ...rows] = records;
-  if (!header)
-    throw refuse("the CSV body is empty: send a header row naming `vat`, `iban` and/or `reference`");
-  const columns = header.map((name) => name.trim().toLowerCase());
-  if (!columns.includes("vat") && !columns.includes("iban")) {
-    throw refuse("the CSV header row must name a `vat` or an `iban` column");
-  }
-  checkCount(rows.length, maxItems);
-  return {
-    items: rows.map((row, index) => {
-      const fields: Record<string, string> = {};
-      columns.forEach((column, position) => {
-        if ((FIELDS as readonly string[]).includes(column) && row[position] !== undefined) {
-          fields[column] = row[position] as string;
-        }
-      });
-      return checkItem(fields, `item ${index} (row ${index + 2})`, true);
-    }),
-  };
 }
 
 /**

@@ -16,7 +16,7 @@ import {
   WebhookTargetError,
 } from "../webhooks/target.ts";
 import { csvRecord } from "./csv.ts";
-import { parseBatchBody } from "./input.ts";
+import { CSV_LIMITS, parseBatchBody } from "./input.ts";
 import type { BatchItem, BatchItemsPage } from "./schema.ts";
 import { cancelBatch, createBatch, findBatch, itemsPage } from "./store.ts";
 
@@ -224,8 +224,7 @@ export function batchRoutes(deps: BatchRoutesDeps, auth: ReturnType<typeof authe
               "text/csv": {
                 schema: {
                   type: "string",
-                  description:
-                    "a header row naming any of vat, iban, reference, then one row per item (RFC 4180)",
+                  description: `a header row naming any of vat, iban, reference, then one row per item (RFC 4180); at most ${CSV_LIMITS.maxFields} fields and ${CSV_LIMITS.maxRecordLength} characters a record`,
                 },
               },
             },
@@ -240,7 +239,7 @@ export function batchRoutes(deps: BatchRoutesDeps, auth: ReturnType<typeof authe
             },
             400: {
               description:
-                "`invalid_request`: a malformed body, no items, too many, an item breaking the input rules (named by its index), or a refused `webhook_url`; nothing is created",
+                "`invalid_request`: a malformed body, no items, too many, a CSV record over its limits, an item breaking the input rules (named by its index), or a refused `webhook_url`; nothing is created",
             },
             ...BATCH_ROUTE_RESPONSES,
             413: { description: "`invalid_request`: the body is over BATCH_MAX_BYTES (4 MiB by default)" },

@@ -71,7 +71,8 @@ export async function resolveWebhookTarget(
   }
   if (!policy.allowPrivate) {
     const refused = addresses.find(({ address }) => classify(address) !== "public");
-    if (refused) throw new WebhookTargetError(`its host ${host} is ${at(refused.address)}not a public address`);
+    if (refused)
+      throw new WebhookTargetError(`its host ${host} is ${at(refused.address)}not a public address`);
   }
   return addresses[0] as ResolvedAddress;
 }

@@ -1,7 +1,10 @@
 import { describe, expect, test } from "bun:test";
-import { CsvError, csvField, csvRecord, parseCsv } from "../../src/batches/csv.ts";
+import { CsvError, CsvLimitError, csvField, csvRecord, csvRecords } from "../../src/batches/csv.ts";
 
-describe("parseCsv (RFC 4180)", () => {
+const LIMITS = { maxFields: 8, maxRecordLength: 40 };
+const parseCsv = (text: string) => [...csvRecords(text, LIMITS)];
+
+describe("csvRecords (RFC 4180)", () => {
   test.each([
     [
       "CRLF records, a last line break",
@@ -39,6 +42,43 @@ describe("parseCsv (RFC 4180)", () => {
     ["text after a closing quote", 'x\n"a"b,c\n', "line 2: text after the closing quote of a field"],
   ])("refuses %s, naming the line", (_, text, message) => {
     expect(() => parseCsv(text)).toThrow(new CsvError(message));
+  });
+
+  test.each([
+    [
+      "more fields than allowed",
+      "a\n1,2,3,4,5,6,7,8,9\n",
+      "line 2 has more than 8 fields, the most a record may have",
+    ],
+    [
+      "an empty header wider than allowed",
+      `a${",".repeat(100_000)}\n`,
+      "line 1 has more than 8 fields, the most a record may have",
+    ],
+    [
+      "a record too long",
+      `a\n\n${"x".repeat(41)}\n`,
+      "line 3 is longer than 40 characters, the most a record may have",
+    ],
+    [
+      "a quoted field too long",
+      `a,"${"x".repeat(20)}\n${"x".repeat(20)}"\n`,
+      "line 1 is longer than 40 characters, the most a record may have",
+    ],
+  ])("refuses %s, naming the limit", (_, text, message) => {
+    expect(() => parseCsv(text)).toThrow(new CsvLimitError(message));
+  });
+
+  test("records are read as they are asked for: what follows the last one read is never looked at", () => {
+    const records = csvRecords(`a\nb\n"never closed`, LIMITS);
+    expect(records.next().value).toEqual(["a"]);
+    expect(records.next().value).toEqual(["b"]);
+  });
+
+  test("the limits are inclusive", () => {
+    const widest = Array.from({ length: 8 }, (_, i) => String(i));
+    const longest = "y".repeat(40);
+    expect(parseCsv(`${widest.join(",")}\n${longest}\n`)).toEqual([widest, [longest]]);
   });
 });
 
@@ -83,6 +123,7 @@ describe("writing CSV", () => {
       ["0", 'Société "Générale", Paris\nLa Défense'],
       ["1", ""],
     ];
-    expect(parseCsv(rows.map((row) => csvRecord(row)).join(""))).toEqual(rows);
+    const written = rows.map((row) => csvRecord(row)).join("");
+    expect([...csvRecords(written, { maxFields: 2, maxRecordLength: 100 })]).toEqual(rows);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { parseBatchBody } from "../../src/batches/input.ts";
+import { CSV_LIMITS, parseBatchBody } from "../../src/batches/input.ts";
 import { ApiError } from "../../src/kernel/errors.ts";
 
 const bytes = (text: string) => new TextEncoder().encode(text);
@@ -122,8 +122,56 @@ describe("a CSV batch", () => {
       "item 0 (row 2): `vat` must be at most 40 characters, got 41",
     ],
     ["a quote left open", 'vat\n"DE1\n', "the CSV body is malformed: line 2: a quoted field is never closed"],
+    [
+      "a column named twice",
+      "vat,iban,VAT\nDE1,,\n",
+      "the CSV header row names `vat` twice: which column is meant?",
+    ],
   ])("refuses %s", (_, text, message) => {
     expect(refusal(() => csv(text))).toBe(message);
+  });
+});
+
+describe("a CSV batch is read within bounds", () => {
+  test("a header wider than the column limit is refused, naming the limit", () => {
+    // The shape of the report: `vat`, then empty column names, then rows.
+    const text = `vat${",".repeat(100_000)}\n${"DE811569869\n".repeat(100)}`;
+    expect(refusal(() => csv(text, 1000))).toBe(
+      `the CSV body is refused: line 1 has more than ${CSV_LIMITS.maxFields} fields, the most a record may have`,
+    );
+  });
+
+  test("a row wider than the column limit is refused", () => {
+    const text = `vat\nDE811569869${",x".repeat(CSV_LIMITS.maxFields)}\n`;
+    expect(refusal(() => csv(text))).toBe(
+      `the CSV body is refused: line 2 has more than ${CSV_LIMITS.maxFields} fields, the most a record may have`,
+    );
+  });
+
+  test("a record longer than the length limit is refused, quoted or not", () => {
+    const long = "x".repeat(CSV_LIMITS.maxRecordLength);
+    for (const row of [`DE811569869,${long}`, `DE811569869,"${long}"`]) {
+      expect(refusal(() => csv(`vat,notes\nDE1,\n${row}\n`))).toBe(
+        `the CSV body is refused: line 3 is longer than ${CSV_LIMITS.maxRecordLength} characters, the most a record may have`,
+      );
+    }
+  });
+
+  test("the widest header and the longest record allowed are read", () => {
+    const header = ["vat", ...Array.from({ length: CSV_LIMITS.maxFields - 2 }, (_, i) => `c${i}`), "iban"];
+    const row = ["DE811569869", ...Array(CSV_LIMITS.maxFields - 2).fill(""), "DE89370400440532013000"];
+    const filler = "x".repeat(CSV_LIMITS.maxRecordLength - row.join(",").length);
+    row[1] = filler;
+    expect(row.join(",").length).toBe(CSV_LIMITS.maxRecordLength);
+    expect(csv(`${header.join(",")}\n${row.join(",")}\n`)).toEqual({
+      items: [{ vat: "DE811569869", iban: "DE89370400440532013000" }],
+    });
+  });
+
+  test("more rows than a batch holds: refused once the limit is passed", () => {
+    expect(refusal(() => csv(`vat\n${"DE1\n".repeat(11)}`, 10))).toBe(
+      "a batch holds at most 10 items; the CSV body has more rows",
+    );
   });
 });
 
