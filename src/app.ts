@@ -9,7 +9,7 @@ import { parseJsonObjectBody } from "./http/body.ts";
 import { docs, errorResponses, HEADERS, jsonRequestBody, KEYED_ROUTE_RESPONSES } from "./http/docs.ts";
 import { errorHandling } from "./http/errors.ts";
 import { models } from "./http/models.ts";
-import { requestIds } from "./http/request-id.ts";
+import { REQUEST_ID_PATTERN, requestIds } from "./http/request-id.ts";
 import type { IbanEngine } from "./iban/engine.ts";
 import type { Clock } from "./kernel/clock.ts";
 import { ApiError } from "./kernel/errors.ts";
@@ -136,7 +136,9 @@ export function buildApp(deps: AppDeps) {
       },
       {
         caller: true,
-        params: t.Object({ request_id: t.String() }),
+        params: t.Object({
+          request_id: t.String({ pattern: REQUEST_ID_PATTERN, examples: ["bat_5f0c6e1d2a9b8c7d6e5f4a3b.0"] }),
+        }),
         response: { 200: "ValidationRecord", ...errorResponses(401, 403, 404, 429, 503) },
         detail: {
           summary: "The stored record of a VAT check the authority answered: proof for an audit",

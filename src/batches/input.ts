@@ -32,6 +32,9 @@ function checkItem(value: unknown, where: string, emptyIsAbsent: boolean): Batch
     if (given === undefined || (emptyIsAbsent && given === "")) continue;
     if (typeof given !== "string") throw refuse(`${where}: \`${field}\` must be a string`);
     if (given.includes("\u0000")) throw refuse(`${where}: \`${field}\` must not contain a NUL character`);
+    // Text the database can hold is Unicode: half of a UTF-16 pair alone (`"\ud800"` in JSON) is not.
+    if (!given.isWellFormed())
+      throw refuse(`${where}: \`${field}\` must not contain a lone UTF-16 surrogate (\\ud800–\\udfff)`);
     if (given.length > MAX_LENGTH[field]) {
       throw refuse(
         `${where}: \`${field}\` must be at most ${MAX_LENGTH[field]} characters, got ${given.length}`,

@@ -17,7 +17,7 @@ import {
 } from "../webhooks/target.ts";
 import { csvRecord } from "./csv.ts";
 import { CSV_LIMITS, parseBatchBody } from "./input.ts";
-import type { BatchItem, BatchItemsPage } from "./schema.ts";
+import { BatchIdSchema, type BatchItem, type BatchItemsPage } from "./schema.ts";
 import { cancelBatch, createBatch, findBatch, itemsPage } from "./store.ts";
 
 export type BatchRoutesDeps = {
@@ -48,7 +48,7 @@ const BATCH_ROUTE_RESPONSES = {
 function oneBatchRoute(summary: string, answer: string, description?: string) {
   return {
     caller: true as const,
-    params: t.Object({ id: t.String() }),
+    params: t.Object({ id: BatchIdSchema }),
     response: { 200: "Batch" as const, ...errorResponses(401, 403, 404, 429, 503) },
     detail: {
       summary,
@@ -282,13 +282,17 @@ export function batchRoutes(deps: BatchRoutesDeps, auth: ReturnType<typeof authe
       },
       {
         caller: true,
-        params: t.Object({ id: t.String() }),
-        query: t.Object({
-          cursor: t.Optional(t.String({ description: "from `next_cursor` of the previous page" })),
-          limit: t.Optional(
-            t.String({ description: `items per page, 1 to ${MAX_PAGE}; ${DEFAULT_PAGE} by default` }),
-          ),
-        }),
+        params: t.Object({ id: BatchIdSchema }),
+        // Other parameters are ignored, as other body fields are: a cache-buster (`?_=…`) is no error.
+        query: t.Object(
+          {
+            cursor: t.Optional(t.String({ description: "from `next_cursor` of the previous page" })),
+            limit: t.Optional(
+              t.String({ description: `items per page, 1 to ${MAX_PAGE}; ${DEFAULT_PAGE} by default` }),
+            ),
+          },
+          { additionalProperties: true },
+        ),
         response: { 200: "BatchItemsPage", ...errorResponses(400, 401, 403, 404, 429, 503) },
         detail: {
           summary: "The items of a batch, in input order, a page at a time",

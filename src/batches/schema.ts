@@ -13,6 +13,12 @@ const nullable = <T extends ReturnType<typeof t.String>>(schema: T, description:
 
 export const REFERENCE_MAX_LENGTH = 200;
 
+/** A batch's id as this API gives it out: `bat_` and 24 hexadecimal digits. */
+export const BatchIdSchema = t.String({
+  pattern: "^bat_[0-9a-f]{24}$",
+  examples: ["bat_5f0c6e1d2a9b8c7d6e5f4a3b"],
+});
+
 /** One item of a batch: what POST /validate takes, and the caller's own reference. */
 export const BatchItemInputSchema = t.Object(
   {

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { type SQL, sql } from "drizzle-orm";
 import type { IbanResult } from "../iban/schema.ts";
-import type { Database, Rows } from "../kernel/db.ts";
+import { type Database, jsonb, type Rows } from "../kernel/db.ts";
 import type { ApiErrorBody } from "../kernel/errors.ts";
 import type { VatResult } from "../vat/schema.ts";
 import type { Batch, BatchItem, BatchItemInput, BatchStatus, ItemStatus } from "./schema.ts";
@@ -88,7 +88,7 @@ export async function createBatch(
       await rows(sql`
         INSERT INTO batch_items (batch_id, idx, vat, iban, reference)
         SELECT ${id}, d.idx, d.vat, d.iban, d.reference
-        FROM jsonb_to_recordset(${JSON.stringify(chunk)}::jsonb) AS d(idx int, vat text, iban text, reference text)`);
+        FROM jsonb_to_recordset(${jsonb(chunk)}::jsonb) AS d(idx int, vat text, iban text, reference text)`);
     }
   });
   return (await findBatch(database.rows, input.keyId, id)) as Batch;

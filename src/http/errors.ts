@@ -37,6 +37,31 @@ export function describeBodyProblem(error: Readonly<ValidationError>): string {
   return `\`${field}\` is not valid: ${first.message}`;
 }
 
+/** The first failing property of a request part, as its name (`limit`, `id`). */
+function propertyOf(error: Readonly<ValidationError>): string {
+  return error.valueError?.path.replace(/^\//, "").split("/")[0] || "?";
+}
+
+/**
+ * The refusal a request that breaks its route's schema gets: a path parameter that cannot be
+ * an id this API gives out names nothing there is (404, the value not repeated: it may be
+ * anything); a query string or header out of shape is a bad request. A response breaking its
+ * schema is ours, not the caller's: undefined, to be logged.
+ */
+function describeRequestProblem(error: Readonly<ValidationError>): ApiError | undefined {
+  switch (error.type) {
+    case "body":
+      return new ApiError("invalid_request", describeBodyProblem(error));
+    case "params":
+      return new ApiError("not_found", `\`${propertyOf(error)}\` is not an id this API gives out`);
+    case "query":
+      return new ApiError("invalid_request", `the query parameter \`${propertyOf(error)}\` is not valid`);
+    case "headers":
+      return new ApiError("invalid_request", `the header \`${propertyOf(error)}\` is not valid`);
+  }
+  return undefined;
+}
+
 /** The ApiError an Elysia failure stands for; logs what nobody anticipated. */
 function asApiError(
   code: string | number,
@@ -68,8 +93,9 @@ function asApiError(
         : new ApiError("invalid_request", "the body is not valid JSON");
     }
     case "VALIDATION":
-      if (error instanceof ValidationError && error.type === "body") {
-        return new ApiError("invalid_request", describeBodyProblem(error));
+      if (error instanceof ValidationError) {
+        const problem = describeRequestProblem(error);
+        if (problem) return problem;
       }
       break;
   }

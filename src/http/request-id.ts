@@ -1,6 +1,8 @@
 import { Elysia } from "elysia";
 
-const INBOUND_ID = /^[A-Za-z0-9._:-]{1,64}$/;
+/** The request ids this API keeps or gives out: a proxy's, a UUID, a batch item's `{batch_id}.{index}`. */
+export const REQUEST_ID_PATTERN = "^[A-Za-z0-9._:-]{1,64}$";
+const INBOUND_ID = new RegExp(REQUEST_ID_PATTERN);
 
 /**
  * Gives every request an id, sent back in `X-Request-Id` on every response (errors

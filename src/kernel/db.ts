@@ -16,12 +16,13 @@ export type Schema = typeof schema;
 export type Db = PgDatabase<PgQueryResultHKT, Schema>;
 
 /**
- * A value as JSON for a `jsonb` parameter. Postgres text cannot hold U+0000, and `jsonb`
- * refuses its escape: strings that arrive with one (from a caller, or an upstream) lose it.
+ * A value as JSON for a `jsonb` parameter. Postgres text cannot hold U+0000 or half of a UTF-16
+ * pair, and `jsonb` refuses their escapes: a string that arrives with one (from a caller, or an
+ * upstream) loses the NUL, and a lone half becomes U+FFFD.
  */
 export function jsonb(value: unknown): string {
   return JSON.stringify(value, (_, item) =>
-    typeof item === "string" ? item.replaceAll("\u0000", "") : item,
+    typeof item === "string" ? item.replaceAll("\u0000", "").toWellFormed() : item,
   );
 }
 

@@ -537,7 +537,9 @@ describe("marketplace subscribers", () => {
       );
       expect(created.status).toBe(403);
       expect(((await created.json()) as { error: { code: string } }).error.code).toBe("forbidden");
-      const read = await gateway.app.handle(new Request("http://localhost/batches/bat_x", { headers }));
+      const read = await gateway.app.handle(
+        new Request(`http://localhost/batches/bat_${"0".repeat(24)}`, { headers }),
+      );
       expect(read.status).toBe(403);
       const validated = await gateway.app.handle(
         new Request("http://localhost/validate", {

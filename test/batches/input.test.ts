@@ -176,6 +176,19 @@ describe("a CSV batch is read within bounds", () => {
 });
 
 describe("characters the database cannot hold", () => {
+  test("a lone UTF-16 surrogate in any field is refused, naming the item and the field", () => {
+    for (const field of ["vat", "iban", "reference"]) {
+      for (const value of ["\ud800", "DE1\udfff", "\udc00\ud83d"]) {
+        expect(refusal(() => json({ items: [{ vat: "DE1" }, { vat: "DE2", [field]: value }] }))).toBe(
+          `item 1: \`${field}\` must not contain a lone UTF-16 surrogate (\\ud800–\\udfff)`,
+        );
+      }
+    }
+    expect(json({ items: [{ vat: "DE1", reference: "🎉" }] })).toEqual({
+      items: [{ vat: "DE1", reference: "🎉" }],
+    });
+  });
+
   test("a NUL character in an item is refused, naming the item", () => {
     expect(refusal(() => json({ items: [{ vat: "DE1" }, { vat: "DE\u00001" }] }))).toBe(
       "item 1: `vat` must not contain a NUL character",
