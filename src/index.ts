@@ -3,6 +3,7 @@ import { ConfigError, parseConfig } from "./config.ts";
 import { adminSocketPath, serveAdminSocket } from "./kernel/admin-socket.ts";
 import { systemClock } from "./kernel/clock.ts";
 import { guardAgainstDriverSocketBug } from "./kernel/driver-guard.ts";
+import { describeFailure } from "./kernel/failure.ts";
 import { createLogger } from "./kernel/log.ts";
 import { openStorage } from "./kernel/storage.ts";
 import { createServices } from "./services.ts";
@@ -33,7 +34,7 @@ try {
   const storage = await openStorage(config, log, "server", config.STARTUP_TIMEOUT_MS);
   services = createServices(config, { clock: systemClock, log, storage });
 } catch (error) {
-  log.error("startup_failed", { error: error instanceof Error ? error.message : String(error) });
+  log.error("startup_failed", describeFailure(error));
   process.exit(1);
 }
 
@@ -44,7 +45,7 @@ await services.store.ping().then(
   (error: unknown) =>
     log.warn("store_unreachable_starting_degraded", {
       store: services.store.kind,
-      error: error instanceof Error ? error.message : String(error),
+      ...describeFailure(error),
     }),
 );
 
@@ -91,7 +92,7 @@ async function shutdown(signal: string): Promise<void> {
     await workersStopped;
     await services.close();
   } catch (error) {
-    log.error("shutdown_failed", { error: error instanceof Error ? error.message : String(error) });
+    log.error("shutdown_failed", describeFailure(error));
     process.exit(1);
   }
   log.info("stopped", { signal });

@@ -20,6 +20,7 @@ import { createIbanEngine } from "./iban/engine.ts";
 import { loadIbanRegistry } from "./iban/registry.ts";
 import type { Clock } from "./kernel/clock.ts";
 import { type Database, pingDatabase } from "./kernel/db.ts";
+import { describeFailure } from "./kernel/failure.ts";
 import type { Logger } from "./kernel/log.ts";
 import type { Storage } from "./kernel/storage.ts";
 import { createMetrics, observedUpstream } from "./observability/metrics.ts";
@@ -200,7 +201,7 @@ export function createServices(
   });
   const retention = createPoller({
     intervalMs: RETENTION_SWEEP_MS,
-    onError: (error) => log.warn("retention_sweep_failed", { error: String(error) }),
+    onError: (error) => log.warn("retention_sweep_failed", describeFailure(error)),
     async tick() {
       await records.sweep(config.VALIDATION_RECORD_DAYS);
       await sweepFinishedBatches(database, config.BATCH_RETENTION_DAYS);

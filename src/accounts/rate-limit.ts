@@ -2,6 +2,7 @@ import { sql } from "drizzle-orm";
 import { Batcher } from "../kernel/batcher.ts";
 import type { Clock } from "../kernel/clock.ts";
 import type { Database } from "../kernel/db.ts";
+import { describeFailure } from "../kernel/failure.ts";
 import type { Logger } from "../kernel/log.ts";
 import type { KeyValueStore } from "../store/kv.ts";
 
@@ -89,10 +90,7 @@ export function counterWithFallback(
       return count;
     } catch (error) {
       onFailure();
-      if (!failing)
-        log.warn("rate_limit_store_failed", {
-          error: error instanceof Error ? error.message : String(error),
-        });
+      if (!failing) log.warn("rate_limit_store_failed", describeFailure(error));
       failing = true;
       return fallback(keyId, windowStartMs);
     }

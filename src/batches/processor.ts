@@ -7,6 +7,7 @@ import type { IbanResult } from "../iban/schema.ts";
 import { Batcher } from "../kernel/batcher.ts";
 import type { Database } from "../kernel/db.ts";
 import { type ApiErrorBody, componentError } from "../kernel/errors.ts";
+import { describeFailure } from "../kernel/failure.ts";
 import type { Logger } from "../kernel/log.ts";
 import { insertRecords, recordOf, type ValidationRecord } from "../validation/records.ts";
 import type { VatResult } from "../vat/schema.ts";
@@ -202,7 +203,7 @@ export function createBatchProcessor(options: BatchProcessorOptions) {
     const running = work(item)
       .catch((error: unknown) => {
         // Its lease is no longer renewed: it runs out and another attempt picks the item up.
-        log.error("batch_item_failed", { batch: item.batchId, index: item.index, error: String(error) });
+        log.error("batch_item_failed", { batch: item.batchId, index: item.index, ...describeFailure(error) });
       })
       .finally(() => {
         working.delete(running);
@@ -213,7 +214,7 @@ export function createBatchProcessor(options: BatchProcessorOptions) {
 
   const poller = createPoller({
     intervalMs: options.pollMs,
-    onError: (error) => log.error("batch_claim_failed", { error: String(error) }),
+    onError: (error) => log.error("batch_claim_failed", describeFailure(error)),
     async tick() {
       if (!started) {
         if (options.soleWorker) await releaseLeases(database, null);
@@ -244,7 +245,7 @@ export function createBatchProcessor(options: BatchProcessorOptions) {
 
   const renewal = setInterval(() => {
     renewLeases(database, heldTokens(), leaseMs).catch((error) =>
-      log.warn("batch_lease_renewal_failed", { error: String(error) }),
+      log.warn("batch_lease_renewal_failed", describeFailure(error)),
     );
   }, leaseMs / 3);
   renewal.unref();

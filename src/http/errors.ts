@@ -1,5 +1,6 @@
 import { Elysia, ValidationError } from "elysia";
 import { ApiError } from "../kernel/errors.ts";
+import { describeFailure, stackFrames } from "../kernel/failure.ts";
 import type { Logger } from "../kernel/log.ts";
 import { noteRequest, type RequestLog } from "../observability/request-log.ts";
 import { pathOf } from "./path.ts";
@@ -100,9 +101,9 @@ function asApiError(
       break;
   }
   options.log.error("unhandled_error", {
-    code: String(code),
-    error: error instanceof Error ? error.message : String(error),
-    stack: error instanceof Error ? error.stack : undefined,
+    elysia: String(code),
+    ...describeFailure(error),
+    stack: stackFrames(error),
   });
   return new ApiError("internal_error", "an unexpected error occurred; it has been logged");
 }

@@ -1,6 +1,7 @@
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { checkNewKey, type KeyAdmin } from "../accounts/admin.ts";
+import { describeFailure } from "./failure.ts";
 import type { Logger } from "./log.ts";
 
 export const ADMIN_SOCKET_NAME = "admin.sock";
@@ -63,7 +64,7 @@ async function answer(request: Request, admin: KeyAdmin, log: Logger): Promise<R
     return json(404, { error: `no admin command ${request.method} ${url.pathname}` });
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    log.warn("admin_command_failed", { path: url.pathname, error: message });
+    log.warn("admin_command_failed", { path: url.pathname, ...describeFailure(error) });
     return json(400, { error: message });
   }
 }

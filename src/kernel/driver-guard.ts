@@ -1,3 +1,4 @@
+import { describeFailure, stackFrames } from "./failure.ts";
 import type { Logger } from "./log.ts";
 
 /**
@@ -22,7 +23,7 @@ export function guardAgainstDriverSocketBug(log: Logger): void {
       log.warn("postgres_driver_socket_error", { error: error.message });
       return;
     }
-    log.error("uncaught_exception", { error: error.message, stack: error.stack });
+    log.error("uncaught_exception", { ...describeFailure(error), stack: stackFrames(error) });
     process.exit(1);
   });
 }

@@ -4,6 +4,7 @@ import { planCatalogue } from "../accounts/plans.ts";
 import type { Config } from "../config.ts";
 import { DataDirLock } from "./data-dir-lock.ts";
 import { connectPostgres, type Database, openPglite } from "./db.ts";
+import { describeFailure } from "./failure.ts";
 import type { Logger } from "./log.ts";
 
 export type Storage = { database: Database; close(): Promise<void> };
@@ -57,9 +58,7 @@ async function waitForDatabase(database: Database, log: Logger, timeoutMs: numbe
       await database.rows(sql`SELECT 1`);
       return;
     } catch (error) {
-      // Drizzle wraps the driver's error in "Failed query: …"; the cause says what went wrong.
-      const cause = (error as { cause?: unknown }).cause ?? error;
-      const message = cause instanceof Error ? cause.message : String(cause);
+      const message = String(describeFailure(error).error);
       if (Date.now() - started + delay > timeoutMs) {
         await database.close().catch(() => {});
         throw new Error(

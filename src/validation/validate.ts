@@ -6,6 +6,7 @@ import type { IbanEngine } from "../iban/engine.ts";
 import type { IbanResult } from "../iban/schema.ts";
 import type { Clock } from "../kernel/clock.ts";
 import { ApiError } from "../kernel/errors.ts";
+import { describeFailure } from "../kernel/failure.ts";
 import type { Logger } from "../kernel/log.ts";
 import type { Metrics } from "../observability/metrics.ts";
 import type { VatResult } from "../vat/schema.ts";
@@ -23,11 +24,6 @@ export type ValidationDeps = {
   log: Logger;
 };
 
-function errorMessage(error: unknown): string {
-  const cause = (error as { cause?: unknown }).cause ?? error;
-  return cause instanceof Error ? cause.message : String(cause);
-}
-
 /**
  * Stores the record of a fresh VAT answer. The answer is given whether or not it could be
  * stored: the verdict is true either way, and the failure is logged and counted.
@@ -37,7 +33,7 @@ async function keepRecord(deps: ValidationDeps, record: ValidationRecord): Promi
     await deps.records.add(record);
   } catch (error) {
     deps.metrics.storeErrors.inc({ store: "database", operation: "record" });
-    deps.log.error("validation_record_failed", { key_id: record.key_id, error: errorMessage(error) });
+    deps.log.error("validation_record_failed", { key_id: record.key_id, ...describeFailure(error) });
   }
 }
 
@@ -53,7 +49,7 @@ export type ValidationOutcome = {
 
 function meterUnavailable(deps: ValidationDeps, operation: string, error: unknown): ApiError {
   deps.metrics.storeErrors.inc({ store: "database", operation });
-  deps.log.warn("meter_unavailable", { operation, error: errorMessage(error) });
+  deps.log.warn("meter_unavailable", { operation, ...describeFailure(error) });
   return new ApiError("service_unavailable", "usage cannot be recorded right now; try again shortly", {
     retryAfter: 5,
   });
@@ -147,7 +143,7 @@ export async function validate(
       // The answer is there and is given: an unsettled reservation lapses unbilled at the end
       // of its lease, so this request is not billed, and says so.
       deps.metrics.storeErrors.inc({ store: "database", operation: "settle" });
-      deps.log.error("settlement_failed", { key_id: account.keyId, error: errorMessage(error) });
+      deps.log.error("settlement_failed", { key_id: account.keyId, ...describeFailure(error) });
       billable = false;
     }
   }

@@ -1,6 +1,7 @@
 import { Type as t } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
 import type { Clock } from "../kernel/clock.ts";
+import { describeFailure } from "../kernel/failure.ts";
 import type { LogFields } from "../kernel/log.ts";
 import { withDeadline } from "../store/deadline.ts";
 import { StoreError } from "../store/errors.ts";
@@ -96,11 +97,7 @@ export function createVatCache(options: VatCacheOptions): VatCache {
   if (lkgMs < freshMs) throw new RangeError("lkgTtlSeconds must be at least freshTtlSeconds");
 
   const fault = (operation: CacheFault["operation"], reason: CacheFault["reason"], error: unknown) => {
-    log("vat_cache_fault", {
-      operation,
-      reason,
-      message: error instanceof Error ? error.message : String(error),
-    });
+    log("vat_cache_fault", { operation, reason, ...describeFailure(error) });
     onFault?.({ operation, reason });
   };
   // A store outage fails every cache call: its start and its end are logged, each call is

@@ -1,5 +1,6 @@
 import type { Clock } from "../kernel/clock.ts";
 import { componentError } from "../kernel/errors.ts";
+import { describeFailure } from "../kernel/failure.ts";
 import type { Logger } from "../kernel/log.ts";
 import type { KeyValueStore } from "../store/kv.ts";
 import { type Budget, budgetFrom, settleWithin } from "./budget.ts";
@@ -210,7 +211,7 @@ export function createVatService(options: VatServiceOptions): VatService {
         { urgent: () => urgency.urgent, owner },
       );
     } catch (error) {
-      log.error("vat_upstream_threw", { prefix, message: String(error) });
+      log.error("vat_upstream_threw", { prefix, ...describeFailure(error) });
       return { outcome: fault("service_unavailable", "CLIENT_ERROR"), attempts: 1 };
     }
     const { outcome, attempts } = report;

@@ -3,6 +3,7 @@ import { Value } from "@sinclair/typebox/value";
 import { type Static, t } from "elysia";
 import type { Clock } from "../kernel/clock.ts";
 import { stringEnum } from "../kernel/enum-schema.ts";
+import { describeFailure } from "../kernel/failure.ts";
 import type { Logger } from "../kernel/log.ts";
 import { withDeadline } from "../store/deadline.ts";
 import type { KeyValueStore } from "../store/kv.ts";
@@ -155,10 +156,7 @@ export function createStatusService(options: StatusServiceOptions): StatusServic
   const isFresh = (held: Snapshot) => clock.now() - held.checkedAt < ttlMs;
   const recentFailure = () => (failure !== null && clock.now() - failure.at < failureTtlMs ? failure : null);
   const storeFault = (operation: "get" | "put", error: unknown) =>
-    log.warn("vies_status_store_fault", {
-      operation,
-      message: error instanceof Error ? error.message : String(error),
-    });
+    log.warn("vies_status_store_fault", { operation, ...describeFailure(error) });
 
   const readShared = async (): Promise<Snapshot | null> => {
     try {
@@ -224,7 +222,7 @@ export function createStatusService(options: StatusServiceOptions): StatusServic
       }
       if (recentFailure() === null) {
         flights.run("status", refresh).promise.catch((error: unknown) => {
-          log.error("vies_status_refresh_failed", { message: String(error) });
+          log.error("vies_status_refresh_failed", describeFailure(error));
         });
       }
       return null;

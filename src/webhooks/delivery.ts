@@ -5,6 +5,7 @@ import { sql } from "drizzle-orm";
 import { Webhook } from "standardwebhooks";
 import { createPoller, type Poller } from "../background/poller.ts";
 import type { Database } from "../kernel/db.ts";
+import { describeFailure } from "../kernel/failure.ts";
 import type { Logger } from "../kernel/log.ts";
 import type { WebhookSecrets } from "./secrets.ts";
 import {
@@ -114,7 +115,7 @@ export function createWebhookDelivery(options: WebhookDeliveryOptions): Poller {
 
   return createPoller({
     intervalMs: options.pollMs,
-    onError: (error) => log.error("webhook_delivery_failed", { error: String(error) }),
+    onError: (error) => log.error("webhook_delivery_failed", describeFailure(error)),
     async tick() {
       if (!started) {
         if (options.soleWorker) {

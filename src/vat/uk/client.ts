@@ -1,4 +1,5 @@
 import type { Clock } from "../../kernel/clock.ts";
+import { describeFailure } from "../../kernel/failure.ts";
 import { type Logger, silentLogger } from "../../kernel/log.ts";
 import type {
   UpstreamCallOptions,
@@ -127,7 +128,7 @@ export function createUkVatClient(config: UkVatClientConfig): VatUpstream {
       try {
         return await checkNumber(request, options);
       } catch (error) {
-        log.error("hmrc_client_bug", { error: String(error) });
+        log.error("hmrc_client_bug", describeFailure(error));
         return upstreamFault("service_unavailable", "CLIENT_ERROR", false);
       }
     },
