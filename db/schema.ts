@@ -196,8 +196,25 @@ export const batches = pgTable(
     // Workers look for the batches with work left; the retention sweep for old finished ones.
     index("batches_active_idx").on(table.createdAt).where(sql`${table.status} IN ('queued', 'running')`),
     index("batches_completed_at_idx").on(table.completedAt),
+    // A key's active batches are counted against its plan's limit at every POST /batches.
+    index("batches_key_active_idx")
+      .on(table.keyId)
+      .where(sql`${table.status} IN ('queued', 'running')`),
   ],
 );
+
+/**
+ * The items of a key's batches created on `day` (UTC, the database's clock). One row per key:
+ * the row lock that adds a batch's items also orders the key's concurrent POST /batches, so
+ * the count of its active batches each one reads is exact (`src/batches/volume.ts`).
+ */
+export const batchVolume = pgTable("batch_volume", {
+  keyId: text("key_id")
+    .primaryKey()
+    .references(() => apiKeys.id),
+  day: date("day", { mode: "string" }).notNull(),
+  items: integer("items").notNull(),
+});
 
 /**
  * The items of a batch, in input order. A pending item is claimed by a worker with a lease

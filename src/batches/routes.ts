@@ -1,5 +1,6 @@
 import { Elysia, t } from "elysia";
 import type { Account } from "../accounts/authenticator.ts";
+import type { BatchLimits, Plan } from "../accounts/plans.ts";
 import type { Config } from "../config.ts";
 import type { authentication, Caller } from "../http/auth.ts";
 import { readBoundedBody } from "../http/body.ts";
@@ -19,6 +20,7 @@ import { csvRecord } from "./csv.ts";
 import { CSV_LIMITS, parseBatchBody } from "./input.ts";
 import { BatchIdSchema, type BatchItem, type BatchItemsPage } from "./schema.ts";
 import { cancelBatch, createBatch, findBatch, itemsPage } from "./store.ts";
+import { checkBatchSize } from "./volume.ts";
 
 export type BatchRoutesDeps = {
   database: Database;
@@ -76,6 +78,12 @@ function directAccount(caller: Caller): Account {
     );
   }
   return caller.account;
+}
+
+/** The batch limits of a direct key's plan; a plan without batches is refused like the gateway's. */
+function batchLimitsOf(plan: Plan): BatchLimits {
+  if (!plan.batches) throw new ApiError("forbidden", `the ${plan.id} plan does not include batches`);
+  return plan.batches;
 }
 
 /** The columns of an item as a CSV row: its fields, then each component's, flattened. */
@@ -190,12 +198,15 @@ export function batchRoutes(deps: BatchRoutesDeps, auth: ReturnType<typeof authe
     .post(
       "/batches",
       async ({ body, caller, set }) => {
-        const { keyId } = directAccount(caller);
+        const { keyId, plan } = directAccount(caller);
+        const limits = batchLimitsOf(plan);
+        checkBatchSize(body.items.length, limits, plan.id);
         const webhookUrl = await checkWebhook(body.webhook_url);
         const batch = await createBatch(deps.database, {
           keyId,
           items: body.items,
           webhookUrl,
+          plan: { id: plan.id, limits },
         });
         deps.wake();
         set.status = 202;
@@ -239,9 +250,14 @@ export function batchRoutes(deps: BatchRoutesDeps, auth: ReturnType<typeof authe
             },
             400: {
               description:
-                "`invalid_request`: a malformed body, no items, too many, a CSV record over its limits, an item breaking the input rules (named by its index), or a refused `webhook_url`; nothing is created",
+                "`invalid_request`: a malformed body, no items, too many (or more than the plan's batch items a day), a CSV record over its limits, an item breaking the input rules (named by its index), or a refused `webhook_url`; nothing is created",
             },
             ...BATCH_ROUTE_RESPONSES,
+            429: {
+              description:
+                "`rate_limited`: the per-minute limit, or the plan's batches queued or running at once, or its batch items a day (UTC); the message names which, and `Retry-After` when it frees",
+              headers: BATCH_ROUTE_RESPONSES[429].headers,
+            },
             413: { description: "`invalid_request`: the body is over BATCH_MAX_BYTES (4 MiB by default)" },
           },
         },

@@ -1,10 +1,12 @@
 import { randomBytes } from "node:crypto";
 import { type SQL, sql } from "drizzle-orm";
+import type { BatchLimits } from "../accounts/plans.ts";
 import type { IbanResult } from "../iban/schema.ts";
 import { type Database, jsonb, type Rows } from "../kernel/db.ts";
 import type { ApiErrorBody } from "../kernel/errors.ts";
 import type { VatResult } from "../vat/schema.ts";
 import type { Batch, BatchItem, BatchItemInput, BatchStatus, ItemStatus } from "./schema.ts";
+import { countBatchVolume } from "./volume.ts";
 
 /** A timestamp column as the API writes times: ISO 8601 in UTC with milliseconds. */
 export const iso = (column: SQL) =>
@@ -68,13 +70,27 @@ export function newBatchId(): string {
   return `bat_${randomBytes(12).toString("hex")}`;
 }
 
-/** Creates a batch and all its items in one transaction: nothing is created if any of it fails. */
+/**
+ * Creates a batch and all its items in one transaction, counted against the key's plan limits
+ * first: nothing is created if any of it fails or a limit refuses it.
+ */
 export async function createBatch(
   database: Database,
-  input: { keyId: string; items: BatchItemInput[]; webhookUrl: string | null },
+  input: {
+    keyId: string;
+    items: BatchItemInput[];
+    webhookUrl: string | null;
+    plan: { id: string; limits: BatchLimits };
+  },
 ): Promise<Batch> {
   const id = newBatchId();
   await database.transaction(async (rows) => {
+    await countBatchVolume(rows, {
+      keyId: input.keyId,
+      items: input.items.length,
+      limits: input.plan.limits,
+      plan: input.plan.id,
+    });
     await rows(sql`
       INSERT INTO batches (id, key_id, total, webhook_url)
       VALUES (${id}, ${input.keyId}, ${input.items.length}, ${input.webhookUrl})`);

@@ -29,6 +29,7 @@ async function newBatch(size: number) {
     keyId,
     items: Array.from({ length: size }, (_, index) => ({ vat: `DE${index}` })),
     webhookUrl: null,
+    plan: { id: "pro", limits: { active: 100, itemsPerDay: 100_000 } },
   });
   return { id: batch.id, keyId };
 }
