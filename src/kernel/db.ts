@@ -26,6 +26,17 @@ export function jsonb(value: unknown): string {
   );
 }
 
+/**
+ * Lets the event loop take a turn. Embedded PGlite runs each statement on this thread and
+ * settles its promise without one, so a chain of statements (a batch's inserts, a
+ * transaction's steps) would hold every other request — `/health` included — until the whole
+ * chain is done. Work made of many statements calls this between them; on Postgres it costs
+ * a turn and nothing else.
+ */
+export function nextTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
 /** Runs raw SQL and returns its rows: on the database, or inside a transaction. */
 export type Rows = <R>(query: SQL) => Promise<R[]>;
 
