@@ -6,7 +6,8 @@ import type { LogFields } from "./log.ts";
  * stack (every item of a batch: VAT numbers, IBANs, references), and the server's own detail
  * and context carry values of the row; so a database failure is told by its SQLSTATE, the
  * class that code belongs to and the schema objects involved — never a message, a detail or a
- * parameter. Any other error is told by its name and the start of its message.
+ * parameter. Any other error is told by the start of its message, after its name when it is
+ * not a plain Error.
  */
 export function describeFailure(error: unknown): LogFields {
   const failure = driverError(error);
@@ -22,8 +23,9 @@ export function describeFailure(error: unknown): LogFields {
   }
   if (failure instanceof Error) {
     const code = (failure as { code?: unknown }).code;
+    const message = failure.message.slice(0, MESSAGE_LENGTH);
     return {
-      error: `${failure.name}: ${failure.message.slice(0, MESSAGE_LENGTH)}`,
+      error: failure.name === "Error" ? message : `${failure.name}: ${message}`,
       ...(typeof code === "string" && { code }),
     };
   }
