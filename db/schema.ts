@@ -197,9 +197,7 @@ export const batches = pgTable(
     index("batches_active_idx").on(table.createdAt).where(sql`${table.status} IN ('queued', 'running')`),
     index("batches_completed_at_idx").on(table.completedAt),
     // A key's active batches are counted against its plan's limit at every POST /batches.
-    index("batches_key_active_idx")
-      .on(table.keyId)
-      .where(sql`${table.status} IN ('queued', 'running')`),
+    index("batches_key_active_idx").on(table.keyId).where(sql`${table.status} IN ('queued', 'running')`),
   ],
 );
 
