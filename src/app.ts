@@ -4,6 +4,7 @@ import type { Meter } from "./accounts/meter.ts";
 import type { RateLimiter } from "./accounts/rate-limit.ts";
 import { type BatchRoutesDeps, batchRoutes } from "./batches/routes.ts";
 import type { Config } from "./config.ts";
+import { consolePages } from "./console/routes.ts";
 import { authentication } from "./http/auth.ts";
 import { parseJsonObjectBody } from "./http/body.ts";
 import { docs, errorResponses, HEADERS, jsonRequestBody, KEYED_ROUTE_RESPONSES } from "./http/docs.ts";
@@ -62,6 +63,7 @@ export function buildApp(deps: AppDeps) {
     .use(requestLog.plugin)
     .use(errorHandling({ log: deps.log, requestLog }))
     .use(docs({ version: "1.0.0", description: API_DESCRIPTION }))
+    .use(consolePages())
     .model(models)
     .use(auth)
     .use(batchRoutes(deps.batches, auth))

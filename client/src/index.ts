@@ -7,13 +7,14 @@
  * const api = createVatIbanClient({ baseUrl: "https://vat.example.com", apiKey: process.env.API_KEY });
  * const { data, error } = await api.POST("/validate", { body: { vat: "NL854265259B01" } });
  * ```
+ *
+ * Webhook verification, for the server that receives them, is in `@vat-iban/client/webhooks`.
  */
 import createClient, { type Client, type ClientOptions } from "openapi-fetch";
 import type { components, paths } from "./openapi.ts";
 
 export type { components, operations, paths } from "./openapi.ts";
 export { type RetryOptions, retrySafely } from "./retry.ts";
-export { verifyWebhook, type WebhookEvent, WebhookVerificationError } from "./webhooks.ts";
 
 /** The API's named schemas: `Schemas["VatResult"]`, `Schemas["Batch"]`, … */
 export type Schemas = components["schemas"];
@@ -22,7 +23,10 @@ export type ErrorResponse = Schemas["ErrorResponse"];
 /** One of the API's error codes. */
 export type ErrorCode = Schemas["Error"]["code"];
 
-export type VatIbanClient = Client<paths>;
+/** JSON answers are typed as JSON; a CSV page is asked for with `parseAs: "text"`. */
+type JsonMedia = `${string}/json`;
+
+export type VatIbanClient = Client<paths, JsonMedia>;
 
 export type VatIbanClientOptions = Omit<ClientOptions, "baseUrl"> & {
   /** Where the service is, such as `https://vat.example.com`; "" for the page's own origin. */
@@ -39,7 +43,7 @@ export function createVatIbanClient({
   ...options
 }: VatIbanClientOptions): VatIbanClient {
   const keyHeader = apiKey === undefined ? {} : { "x-api-key": apiKey };
-  return createClient<paths>({
+  return createClient<paths, JsonMedia>({
     ...options,
     baseUrl: baseUrl.replace(/\/+$/, ""),
     headers: { ...keyHeader, ...(headers as Record<string, string> | undefined) },

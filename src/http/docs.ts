@@ -2,6 +2,7 @@ import { dirname, join } from "node:path";
 import { openapi } from "@elysiajs/openapi";
 import { type AnyElysia, type DocumentDecoration, Elysia, type InternalRoute } from "elysia";
 import { ApiError } from "../kernel/errors.ts";
+import { contentSecurityPolicy } from "./content-security.ts";
 import type { models } from "./models.ts";
 
 const OPENAPI_VERSION = "3.1.2";
@@ -214,18 +215,8 @@ const PAGE = `<!DOCTYPE html>
 </html>
 `;
 
-const CONTENT_SECURITY_POLICY = [
-  "default-src 'none'",
-  "script-src 'self'",
-  // Swagger UI sets element styles at run time.
-  "style-src 'self' 'unsafe-inline'",
-  "img-src 'self' data:",
-  "connect-src 'self'",
-  "font-src 'self'",
-  "base-uri 'none'",
-  "form-action 'none'",
-  "frame-ancestors 'none'",
-].join("; ");
+// Swagger UI sets element styles at run time.
+const CONTENT_SECURITY_POLICY = contentSecurityPolicy({ inlineStyles: true });
 
 function swaggerUiDirectory(): string {
   return dirname(require.resolve("swagger-ui-dist/package.json"));

@@ -15,6 +15,8 @@ export const ROUTES: Route[] = [
   { path: "/metrics", methods: ["GET"], key: false },
   { path: "/swagger", methods: ["GET"], key: false },
   { path: "/swagger/json", methods: ["GET"], key: false },
+  { path: "/console", methods: ["GET"], key: false },
+  { path: "/console/assets/:name", methods: ["GET"], key: false },
 ];
 
 const MATCHERS = ROUTES.map((route) => ({

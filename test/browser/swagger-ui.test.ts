@@ -2,13 +2,12 @@ import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "
 import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
-import type { CreatedKey } from "../../src/accounts/admin.ts";
+import type { Browser, BrowserContext, Page } from "playwright-core";
 import type { ValidateResponse } from "../../src/http/schemas.ts";
-import { adminSocketPath } from "../../src/kernel/admin-socket.ts";
 import { startViesFake, type ViesFake } from "../fakes/vies.ts";
+import { createKeyOverSocket } from "../support/admin-socket.ts";
 import { type RunningServer, sandbox, serviceEnv } from "../support/service.ts";
-import { ensureChromium } from "./ensure-chromium.ts";
+import { confinedBrowser, recordFailures } from "./chromium.ts";
 
 /**
  * The OpenAPI UI at /swagger in a real headless Chromium, against a real server process:
@@ -20,20 +19,6 @@ import { ensureChromium } from "./ensure-chromium.ts";
 const SETUP_TIMEOUT_MS = 300_000;
 setDefaultTimeout(30_000);
 
-// As root in a container: no sandbox, no GPU, and none of Chromium's own traffic (updates,
-// sync, safe browsing) — that would leave the machine, or fail against its closed network.
-// The resolver rule makes any other host name unresolvable, so even a request that slipped
-// past the page's interception could not go out.
-const CHROMIUM_FLAGS = [
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-  "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
-];
 const ROUTES = [
   "DELETE /batches/{id}",
   "GET /batches/{id}",
@@ -74,21 +59,9 @@ let browser: Browser | undefined;
 let context: BrowserContext;
 let page: Page;
 let pageResponseHeaders: Record<string, string>;
-const requested: string[] = [];
-const blocked: string[] = [];
+let requested: string[];
+let blocked: string[];
 const consoleErrors: string[] = [];
-
-/** Issues a key as the `keys` command does with a server running: through its admin socket. */
-async function createKey(dataDir: string): Promise<CreatedKey> {
-  const response = await fetch("http://localhost/keys", {
-    method: "POST",
-    unix: adminSocketPath(dataDir),
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ plan: "free", name: "swagger ui test", quota: null, rate: null }),
-  });
-  if (response.status !== 201) throw new Error(`admin socket: ${response.status} ${await response.text()}`);
-  return (await response.json()) as CreatedKey;
-}
 
 /** Records every CSP violation in the page, where the test can read it; runs before any page script. */
 async function recordViolations(target: Page): Promise<void> {
@@ -130,34 +103,13 @@ async function onPage(name: string, steps: () => Promise<void>, target = page): 
 }
 
 beforeAll(async () => {
-  const executablePath = await ensureChromium();
   vies = await startViesFake();
   const dataDir = join(box.tempDir(), "data");
   server = await box.startServer(serviceEnv({ DATA_DIR: dataDir, VIES_BASE_URL: vies.baseUrl }));
-  apiKey = (await createKey(dataDir)).api_key;
-
-  browser = await chromium.launch({ executablePath, args: CHROMIUM_FLAGS, timeout: 30_000 });
-  context = await browser.newContext();
-  // Every request is seen here: the server's own go through, anything else is refused.
-  await context.route("**/*", (route) => {
-    const url = route.request().url();
-    requested.push(url);
-    if (url.startsWith(`${server.url}/`)) return route.continue();
-    blocked.push(url);
-    return route.abort("blockedbyclient");
-  });
-  // Below the tests' own limit, so that a stuck step fails with Playwright's account of it
-  // (and a screenshot) rather than a bare timeout.
-  context.setDefaultTimeout(10_000);
+  apiKey = (await createKeyOverSocket(dataDir, "free", "swagger ui test")).api_key;
+  ({ browser, context, requested, blocked } = await confinedBrowser(server.url));
   page = await context.newPage();
-  page.on("console", (message) => {
-    if (message.type() === "error")
-      consoleErrors.push(`console: ${message.text()} (${message.location().url})`);
-  });
-  page.on("pageerror", (error) => consoleErrors.push(`page error: ${error.message}`));
-  page.on("requestfailed", (request) =>
-    consoleErrors.push(`request failed: ${request.url()} ${request.failure()?.errorText}`),
-  );
+  recordFailures(page, consoleErrors);
   await recordViolations(page);
 }, SETUP_TIMEOUT_MS);
 

@@ -1,0 +1,157 @@
+import type { Schemas } from "@vat-iban/client";
+import { dateTime, Fields, OtherFields, type Verdict, VerdictLine } from "./fields.tsx";
+
+type VatResult = Schemas["VatResult"];
+type IbanResult = Schemas["IbanResult"];
+
+const verdictOf = (valid: boolean | null): Verdict =>
+  valid === true ? "valid" : valid === false ? "invalid" : "unknown";
+
+const SOURCES: Record<string, string> = {
+  vies: "VIES, the EU's VAT information exchange system",
+  uk_authority: "the UK tax authority (HMRC)",
+  syntax: "the format check of this service (not sent to any authority)",
+};
+
+const VAT_SHOWN = [
+  "input",
+  "valid",
+  "vat_number",
+  "country_code",
+  "country_name",
+  "name",
+  "address",
+  "source",
+  "cached",
+  "stale",
+  "checked_at",
+  "consultation_number",
+  "error",
+  "warning",
+] as const;
+
+export function VatResultView({ result }: { result: VatResult }) {
+  const verdict = verdictOf(result.valid);
+  const headline =
+    verdict === "valid"
+      ? "Valid: registered for VAT"
+      : verdict === "invalid"
+        ? "Not valid"
+        : "Could not be checked";
+  const how = [
+    result.cached && "from this service's cache",
+    result.stale && "a copy kept from an earlier check",
+  ]
+    .filter(Boolean)
+    .join(", ");
+  return (
+    <article
+      class={`result result-${verdict}`}
+      aria-label={`VAT number ${result.vat_number ?? result.input}`}
+    >
+      <h3>VAT number {result.vat_number ?? result.input}</h3>
+      <VerdictLine verdict={verdict}>
+        {headline}
+        {result.error && <>: {result.error.message}</>}
+      </VerdictLine>
+      {result.warning && (
+        <p class="notice notice-warning" role="note">
+          {result.warning.message}
+        </p>
+      )}
+      <dl class="fields">
+        {result.country_name && (
+          <div>
+            <dt>Country</dt>
+            <dd>
+              {result.country_name} ({result.country_code})
+            </dd>
+          </div>
+        )}
+        {result.name && (
+          <div>
+            <dt>Registered name</dt>
+            <dd>{result.name}</dd>
+          </div>
+        )}
+        {result.address && (
+          <div>
+            <dt>Registered address</dt>
+            <dd class="address">{result.address}</dd>
+          </div>
+        )}
+        {result.valid === true && !result.name && !result.address && (
+          <div>
+            <dt>Name and address</dt>
+            <dd>not disclosed by this member state</dd>
+          </div>
+        )}
+        {result.source && (
+          <div>
+            <dt>Checked with</dt>
+            <dd>{SOURCES[result.source] ?? result.source}</dd>
+          </div>
+        )}
+        {result.checked_at && (
+          <div>
+            <dt>Confirmed by the authority</dt>
+            <dd>
+              {dateTime(result.checked_at)}
+              {how && ` (${how})`}
+            </dd>
+          </div>
+        )}
+        <div>
+          <dt>Consultation number</dt>
+          <dd>{result.consultation_number ?? "none given for this check"}</dd>
+        </div>
+      </dl>
+      <OtherFields result={result} known={VAT_SHOWN} />
+    </article>
+  );
+}
+
+const IBAN_SHOWN = [
+  "input",
+  "valid",
+  "iban",
+  "iban_formatted",
+  "country_code",
+  "check_digits",
+  "bban",
+  "bank_code",
+  "branch_code",
+  "account_number",
+  "sepa",
+  "bank",
+  "source",
+  "cached",
+  "error",
+] as const;
+
+export function IbanResultView({ result }: { result: IbanResult }) {
+  const verdict = verdictOf(result.valid);
+  const headline =
+    verdict === "valid" ? "Valid IBAN" : verdict === "invalid" ? "Not valid" : "Could not be checked";
+  return (
+    <article class={`result result-${verdict}`} aria-label={`IBAN ${result.iban_formatted ?? result.input}`}>
+      <h3>IBAN {result.iban_formatted ?? result.input}</h3>
+      <VerdictLine verdict={verdict}>
+        {headline}
+        {result.error && <>: {result.error.message}</>}
+      </VerdictLine>
+      <Fields
+        entries={[
+          ["bank", result.bank?.name ?? (result.valid ? "not in the bundled bank registry" : null)],
+          ["BIC", result.bank?.bic],
+          ["country", result.country_code],
+          ["bank_code", result.bank_code],
+          ["branch_code", result.branch_code],
+          ["account_number", result.account_number],
+          ["SEPA", result.sepa],
+        ]}
+      />
+      <OtherFields result={result} known={IBAN_SHOWN} />
+    </article>
+  );
+}

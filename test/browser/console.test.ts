@@ -1,0 +1,309 @@
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Browser, BrowserContext, Page } from "playwright-core";
+import type { CreatedKey } from "../../src/accounts/admin.ts";
+import type { ValidateResponse } from "../../src/http/schemas.ts";
+import { startViesFake, type ViesFake } from "../fakes/vies.ts";
+import ibanExamples from "../fixtures/iban-examples.json";
+import { adminCommand, createKeyOverSocket } from "../support/admin-socket.ts";
+import { prng } from "../support/prng.ts";
+import { KEY_CACHE_TTL_MS, type RunningServer, sandbox, serviceEnv } from "../support/service.ts";
+import { wellFormedVatNumbers } from "../support/vat-numbers.ts";
+import { confinedBrowser, recordFailures } from "./chromium.ts";
+
+/**
+ * The console at /console in a real headless Chromium, against a real server process on the
+ * embedded default with the VIES fake: a key pasted (a wrong one first), an IBAN and a VAT
+ * number checked, a 200-row CSV run to completion while the progress bar moves (and stops
+ * asking while the tab is hidden), its results filtered and downloaded, and a revoked key sent
+ * back to the key field. Every step leaves a screenshot in a temporary folder, kept when a
+ * test fails or KEEP_SCREENSHOTS is set.
+ */
+
+const SETUP_TIMEOUT_MS = 300_000;
+setDefaultTimeout(45_000);
+
+const IBAN_INPUT = "DE89 3704 0044 0532 0130 00";
+const VAT_INPUT = "NL854265259B01";
+/** Long enough that a 200-row list takes seconds with one call per member state at a time. */
+const VIES_LATENCY_MS = 250;
+const ROWS = 200;
+
+type InPage = {
+  document: { dispatchEvent(event: unknown): boolean; documentElement: { scrollWidth: number } };
+  Event: new (type: string) => unknown;
+  innerWidth: number;
+  sessionStorage: { length: number; getItem(key: string): string | null };
+  localStorage: { length: number };
+};
+
+const box = sandbox();
+const screenshots = mkdtempSync(join(tmpdir(), "console-screenshots-"));
+let failed = false;
+let vies: ViesFake | undefined;
+let server: RunningServer;
+let dataDir: string;
+let key: CreatedKey;
+let browser: Browser | undefined;
+let context: BrowserContext;
+let page: Page;
+let requested: string[];
+let blocked: string[];
+const failures: string[] = [];
+
+/** Runs `steps`, then saves a screenshot named `name` (also when a step fails, naming it in the error). */
+async function step(name: string, steps: () => Promise<void>): Promise<void> {
+  const path = join(screenshots, `${name}.png`);
+  try {
+    await steps();
+  } catch (error) {
+    failed = true;
+    if (error instanceof Error) error.message = `${error.message}\nscreenshot: ${path}`;
+    throw error;
+  } finally {
+    await page.screenshot({ path, fullPage: true }).catch(() => {});
+  }
+}
+
+/** A call of the API with `apiKey`, outside the page: what the page must show. */
+async function api(path: string, apiKey: string, init: RequestInit = {}) {
+  return fetch(`${server.url}${path}`, { ...init, headers: { "x-api-key": apiKey, ...init.headers } });
+}
+
+/** The page as if the user switched to another tab (`hidden`) or back. */
+async function setHidden(hidden: boolean): Promise<void> {
+  await page.evaluate((value) => {
+    const scope = globalThis as unknown as InPage;
+    for (const [name, state] of [
+      ["hidden", value],
+      ["visibilityState", value ? "hidden" : "visible"],
+    ] as const) {
+      Object.defineProperty(scope.document, name, { configurable: true, get: () => state });
+    }
+    scope.document.dispatchEvent(new scope.Event("visibilitychange"));
+  }, hidden);
+}
+
+/** 200 rows: VAT numbers VIES does not know (not valid), registered ones, valid and broken IBANs. */
+function listOf200(): string {
+  const vatNumber = wellFormedVatNumbers(prng(20));
+  const ibans = Object.values(ibanExamples as Record<string, string>);
+  const rows = ["reference,vat,iban"];
+  for (let index = 0; index < ROWS; index++) {
+    const iban = ibans[index % ibans.length] ?? "";
+    const row =
+      index % 5 === 4
+        ? ["", index % 10 === 4 ? iban : `${iban.slice(0, 2)}00${iban.slice(4)}`]
+        : [index % 20 === 0 ? VAT_INPUT : vatNumber(), ""];
+    rows.push([`customer-${index + 1}`, ...row].join(","));
+  }
+  return `${rows.join("\r\n")}\r\n`;
+}
+
+beforeAll(async () => {
+  vies = await startViesFake();
+  vies.setLatency(VIES_LATENCY_MS);
+  dataDir = join(box.tempDir(), "data");
+  server = await box.startServer(
+    serviceEnv({ DATA_DIR: dataDir, VIES_BASE_URL: vies.baseUrl, VIES_MAX_CONCURRENT_PER_STATE: "1" }),
+  );
+  key = await createKeyOverSocket(dataDir, "pro", "console test");
+  ({ browser, context, requested, blocked } = await confinedBrowser(server.url));
+  page = await context.newPage();
+  await page.setViewportSize({ width: 1100, height: 900 });
+  recordFailures(page, failures);
+}, SETUP_TIMEOUT_MS);
+
+afterAll(async () => {
+  await browser?.close();
+  await box.cleanup();
+  await vies?.stop();
+  if (failed || process.env.KEEP_SCREENSHOTS) console.error(`console screenshots: ${screenshots}`);
+  else rmSync(screenshots, { recursive: true, force: true });
+});
+
+describe("the console in Chromium", () => {
+  test("a wrong key is refused in the API's words; the right one is kept in this tab's sessionStorage only", async () => {
+    await step("1-key-refused", async () => {
+      const response = await page.goto(`${server.url}/console`);
+      expect(response?.status()).toBe(200);
+      const refusal = (await (await api("/usage", "vsk_not_a_key")).json()) as { error: { message: string } };
+      await page.getByLabel("API key").fill("vsk_not_a_key");
+      await page.getByRole("button", { name: "Use this key" }).click();
+      await expect(page.getByRole("alert").innerText()).resolves.toContain(refusal.error.message);
+    });
+    await step("2-key-accepted", async () => {
+      await page.getByLabel("API key").fill(key.api_key);
+      await page.getByRole("button", { name: "Use this key" }).click();
+      await page.getByRole("tab", { name: "Check one" }).waitFor();
+      const stored = await page.evaluate(() => {
+        const scope = globalThis as unknown as InPage;
+        return {
+          session: scope.sessionStorage.getItem("vat-iban-console.api-key"),
+          local: scope.localStorage.length,
+        };
+      });
+      expect(stored).toEqual({ session: key.api_key, local: 0 });
+      expect(await context.cookies()).toEqual([]);
+      expect(page.url()).toBe(`${server.url}/console`);
+    });
+  });
+
+  test("Check one: an IBAN, with its bank and BIC, billed", async () => {
+    await step("3-iban", async () => {
+      await page.getByLabel("IBAN", { exact: true }).check();
+      await page.getByLabel("IBAN, with or without spaces").fill(IBAN_INPUT);
+      const answered = page.waitForResponse((response) => response.url() === `${server.url}/validate`);
+      await page.getByRole("button", { name: "Check", exact: true }).click();
+      const body = (await (await answered).json()) as ValidateResponse;
+      const card = page.getByRole("article");
+      await expect(card.innerText()).resolves.toContain("Valid IBAN");
+      const text = await card.innerText();
+      expect(text).toContain(body.iban?.iban_formatted ?? "missing");
+      expect(text).toContain(body.iban?.bank?.name ?? "missing");
+      expect(text).toContain(body.iban?.bank?.bic ?? "missing");
+      expect(body.billable).toBe(true);
+      await expect(page.locator(".billing").innerText()).resolves.toContain("Billed: 1 validation");
+    });
+  });
+
+  test("Check one: a VAT number, with its registered name, consultation number line and billing", async () => {
+    await step("4-vat", async () => {
+      await page.getByLabel("VAT number", { exact: true }).check();
+      await page.getByLabel("VAT number, with its country prefix").fill(VAT_INPUT);
+      const answered = page.waitForResponse((response) => response.url() === `${server.url}/validate`);
+      await page.getByRole("button", { name: "Check", exact: true }).click();
+      const body = (await (await answered).json()) as ValidateResponse;
+      const card = page.getByRole("article");
+      await expect(card.innerText()).resolves.toContain("Valid: registered for VAT");
+      const text = await card.innerText();
+      expect(text).toContain(body.vat?.name ?? "missing");
+      expect(text).toContain("Consultation number");
+      expect(text).toContain("VIES");
+      await expect(page.locator(".billing").innerText()).resolves.toContain(
+        body.billable ? "Billed: 1 validation" : "Not billed",
+      );
+    });
+  });
+
+  test("Check a list: 200 rows queued, the bar moving, no polling while hidden, results filtered and downloaded as the API gives them", async () => {
+    let batchId = "";
+    const polls: number[] = [];
+    page.on("request", (request) => {
+      if (/\/batches\/bat_[^/]+$/.test(request.url()) && request.method() === "GET") polls.push(Date.now());
+    });
+    await step("5-list-chosen", async () => {
+      // By keyboard: the tabs follow the arrow keys.
+      await page.getByRole("tab", { name: "Check one" }).focus();
+      await page.keyboard.press("ArrowRight");
+      await expect(
+        page.getByRole("tab", { name: "Check a list" }).getAttribute("aria-selected"),
+      ).resolves.toBe("true");
+      await page.getByLabel("Drop the CSV file here, or choose it:").setInputFiles({
+        name: "customers.csv",
+        mimeType: "text/csv",
+        buffer: Buffer.from(listOf200()),
+      });
+    });
+    const seen = new Set<number>();
+    const progress = page.locator("#batch-progress");
+    await step("6-list-running", async () => {
+      const created = page.waitForResponse((response) => response.url() === `${server.url}/batches`);
+      await page.getByRole("button", { name: "Check this list" }).click();
+      batchId = ((await (await created).json()) as { id: string }).id;
+      await expect(page.locator(".status").innerText()).resolves.toMatch(/Queued|Running/);
+      // The bar, read until it has shown a value between empty and full.
+      for (let value = 0; value === 0 || value === ROWS; ) {
+        value = Number(await progress.getAttribute("value"));
+        seen.add(value);
+        if (value === ROWS) throw new Error("the list finished before the bar was seen part-way");
+        await Bun.sleep(50);
+      }
+    });
+    await step("7-list-hidden", async () => {
+      await setHidden(true);
+      const hiddenAt = Date.now();
+      await Bun.sleep(2500);
+      expect(polls.filter((at) => at > hiddenAt + 200)).toEqual([]);
+      const shownAt = Date.now();
+      await setHidden(false);
+      while (!polls.some((at) => at >= shownAt)) await Bun.sleep(20);
+    });
+    await step("8-list-completed", async () => {
+      for (;;) {
+        seen.add(Number(await progress.getAttribute("value")));
+        if ((await page.locator(".status").innerText()) === "Completed") break;
+        await Bun.sleep(50);
+      }
+      expect(Number(await progress.getAttribute("value"))).toBe(ROWS);
+      const between = [...seen].filter((value) => value > 0 && value < ROWS);
+      expect(between.length).toBeGreaterThanOrEqual(2);
+      const batch = (await (await api(`/batches/${batchId}`, key.api_key)).json()) as {
+        counts: Record<string, number>;
+      };
+      const counts = await page.locator("#batch-counts").innerText();
+      expect(counts).toContain(`${batch.counts.valid} valid, ${batch.counts.invalid} not valid`);
+      await page.getByRole("table").waitFor();
+      await expect(page.locator("tbody tr").count()).resolves.toBe(25);
+    });
+    await step("9-list-filtered", async () => {
+      await page.getByLabel("Show").selectOption("invalid");
+      const badges = await page.locator("tbody .badge").allInnerTexts();
+      expect(badges.length).toBeGreaterThan(0);
+      expect(new Set(badges)).toEqual(new Set(["Not valid"]));
+      await page.getByRole("button", { name: "Next" }).click();
+      await expect(page.locator("caption").innerText()).resolves.toStartWith("Rows 26–");
+    });
+    await step("10-list-downloaded", async () => {
+      const downloaded = page.waitForEvent("download");
+      await page.getByRole("button", { name: "Download the results (CSV)" }).click();
+      const file = await (await downloaded).path();
+      const expected = await (
+        await api(`/batches/${batchId}/items?limit=1000`, key.api_key, { headers: { accept: "text/csv" } })
+      ).text();
+      expect(readFileSync(file, "utf8")).toBe(expected);
+      expect(expected.split("\r\n").length).toBe(ROWS + 2);
+    });
+  });
+
+  test("on a phone-sized screen, nothing is wider than the screen", async () => {
+    await step("11-phone", async () => {
+      await page.setViewportSize({ width: 375, height: 740 });
+      await page.getByRole("tab", { name: "Check one" }).click();
+      const widths = await page.evaluate(() => {
+        const scope = globalThis as unknown as InPage;
+        return { page: scope.document.documentElement.scrollWidth, screen: scope.innerWidth };
+      });
+      expect(widths.page).toBeLessThanOrEqual(widths.screen);
+      await page.getByRole("tab", { name: "Usage" }).click();
+      await page.locator("#usage-bar").waitFor();
+    });
+  });
+
+  test("a revoked key: the API's refusal is shown at the key field, and the key is forgotten", async () => {
+    await step("12-revoked", async () => {
+      await page.setViewportSize({ width: 1100, height: 900 });
+      await adminCommand(dataDir, "POST", `/keys/${key.key_id}/revoke`);
+      await Bun.sleep(KEY_CACHE_TTL_MS + 200);
+      const refusal = (await (await api("/usage", key.api_key)).json()) as { error: { message: string } };
+      await page.getByRole("tab", { name: "Check one" }).click();
+      await page.getByLabel("VAT number, with its country prefix").fill(VAT_INPUT);
+      await page.getByRole("button", { name: "Check", exact: true }).click();
+      await page.getByLabel("API key").waitFor();
+      await expect(page.getByRole("alert").innerText()).resolves.toContain(refusal.error.message);
+      const stored = await page.evaluate(() => (globalThis as unknown as InPage).sessionStorage.length);
+      expect(stored).toBe(0);
+    });
+  });
+
+  test("nothing failed but the two refusals, and nothing was asked of another host", () => {
+    // Chromium reports every 4xx answer on the console: the wrong key's 401, the revoked key's 403.
+    expect({ failures, blocked }).toEqual({
+      failures: [expect.stringContaining("status of 401"), expect.stringContaining("status of 403")],
+      blocked: [],
+    });
+    expect(requested.every((url) => url.startsWith(`${server.url}/`))).toBe(true);
+  });
+});
