@@ -13,6 +13,7 @@
 import createClient, { type Client, type ClientOptions } from "openapi-fetch";
 import type { components, paths } from "./openapi.ts";
 
+export type { Middleware } from "openapi-fetch";
 export type { components, operations, paths } from "./openapi.ts";
 export { type RetryOptions, retrySafely } from "./retry.ts";
 

@@ -5,7 +5,7 @@ export type RetryOptions = {
   attempts?: number;
   /** The first backoff when the answer names no wait (doubles per attempt); 500 ms by default. */
   baseDelayMs?: number;
-  /** The longest wait before an attempt; an answer asking for longer is returned, not waited out. 30 s by default. */
+  /** The longest wait before an attempt; an answer asking for longer is returned, not waited out. 60 s by default (what the API asks while a member state is down). */
   maxDelayMs?: number;
   /** How to wait; `setTimeout` by default. */
   sleep?: (ms: number) => Promise<void>;
@@ -40,7 +40,7 @@ export async function retrySafely<T extends Answer>(
   const headers = { "Idempotency-Key": options.idempotencyKey ?? crypto.randomUUID() };
   const attempts = Math.max(1, options.attempts ?? 4);
   const baseDelayMs = options.baseDelayMs ?? 500;
-  const maxDelayMs = options.maxDelayMs ?? 30_000;
+  const maxDelayMs = options.maxDelayMs ?? 60_000;
   const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
   for (let attempt = 1; ; attempt++) {
     const backoff = Math.min(maxDelayMs, baseDelayMs * 2 ** (attempt - 1));
