@@ -107,7 +107,13 @@ beforeAll(async () => {
   vies.setLatency(VIES_LATENCY_MS);
   dataDir = join(box.tempDir(), "data");
   server = await box.startServer(
-    serviceEnv({ DATA_DIR: dataDir, VIES_BASE_URL: vies.baseUrl, VIES_MAX_CONCURRENT_PER_STATE: "1" }),
+    serviceEnv({
+      DATA_DIR: dataDir,
+      VIES_BASE_URL: vies.baseUrl,
+      VIES_MAX_CONCURRENT_PER_STATE: "1",
+      // With a requester, VIES gives each check a consultation number: the page must show it.
+      VIES_REQUESTER_VAT: "BE0244142664",
+    }),
   );
   key = await createKeyOverSocket(dataDir, "pro", "console test");
   ({ browser, context, requested, blocked } = await confinedBrowser(server.url));
@@ -169,7 +175,7 @@ describe("the console in Chromium", () => {
     });
   });
 
-  test("Check one: a VAT number, with its registered name, consultation number line and billing", async () => {
+  test("Check one: a VAT number, with its registered name, consultation number and billing", async () => {
     await step("4-vat", async () => {
       await page.getByLabel("VAT number", { exact: true }).check();
       await page.getByLabel("VAT number, with its country prefix").fill(VAT_INPUT);
@@ -180,7 +186,8 @@ describe("the console in Chromium", () => {
       await expect(card.innerText()).resolves.toContain("Valid: registered for VAT");
       const text = await card.innerText();
       expect(text).toContain(body.vat?.name ?? "missing");
-      expect(text).toContain("Consultation number");
+      expect(body.vat?.consultation_number).toBeString();
+      expect(text).toContain(`Consultation number\n${body.vat?.consultation_number}`);
       expect(text).toContain("VIES");
       await expect(page.locator(".billing").innerText()).resolves.toContain(
         body.billable ? "Billed: 1 validation" : "Not billed",
