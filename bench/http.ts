@@ -1,8 +1,8 @@
 /**
- * HTTP load: authenticated, billable POST /validate (IBAN) spread over 1,000 keys, against
- * the embedded default and against real Postgres + Redis, beside a bare Elysia POST in the
- * same run. Run with `npm run bench:http`; set DATABASE_URL and REDIS_URL for the second
- * configuration (defaults: the local servers CI uses).
+ * HTTP load: authenticated, billable POST /validate (IBAN) spread over 1,000 keys, and the
+ * console's page, against the embedded default and against real Postgres + Redis, beside a
+ * bare Elysia POST in the same run. Run with `npm run bench:http`; set DATABASE_URL and
+ * REDIS_URL for the second configuration (defaults: the local servers CI uses).
  */
 import examples from "../test/fixtures/iban-examples.json" with { type: "json" };
 import { forEachDeployment, KEY_COUNT, startBare } from "./service.ts";
@@ -21,6 +21,9 @@ export const IBAN_WORKLOAD: Workload = {
   name: "IBAN",
   bodies: Object.values(examples as Record<string, string>).map((iban) => JSON.stringify({ iban })),
 };
+
+/** The console's page (GET /console): a file of the service, served without a key. */
+const CONSOLE_PAGE: Workload = { name: "GET /console (page, no key)", bodies: [] };
 
 /** Measures the bare endpoint, the reference point of every HTTP table. */
 export async function measureBare(wrk: string): Promise<LoadResult> {
@@ -43,6 +46,9 @@ async function main(): Promise<void> {
     const target = { url: `http://127.0.0.1:${deployment.port}/validate`, pid: deployment.pid };
     const result = await measureWorkload(wrk, target, deployment.keys, IBAN_WORKLOAD, deployment.name);
     rows.push({ server: deployment.name, workload: "IBAN", result });
+    const page = { url: `http://127.0.0.1:${deployment.port}/console`, pid: deployment.pid };
+    const pageResult = await measureWorkload(wrk, page, [], CONSOLE_PAGE, deployment.name);
+    rows.push({ server: deployment.name, workload: CONSOLE_PAGE.name, result: pageResult });
   });
   process.stdout.write(
     `\nHTTP benchmark: ${LOAD.connections} connections, ${LOAD.seconds} s, wrk, ${KEY_COUNT} keys, billable IBAN validations\n\n`,

@@ -110,7 +110,7 @@ export function cpuSeconds(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
 }
 
-/** The Lua script that rotates over keys and bodies and prints one parsable result line. */
+/** The Lua script that rotates over keys and bodies (GETs when there are none) and prints one parsable result line. */
 function wrkScript(keys: string[], bodies: string[]): string {
   return `
 local keys = { ${keys.map((k) => JSON.stringify(k)).join(", ")} }
@@ -122,6 +122,7 @@ function request()
   counter = counter + 1
   local headers = { ["Content-Type"] = "application/json" }
   if #keys > 0 then headers["X-API-Key"] = keys[(counter % #keys) + 1] end
+  if #bodies == 0 then return wrk.format("GET", nil, headers, nil) end
   return wrk.format("POST", nil, headers, bodies[(counter % #bodies) + 1])
 end
 function done(summary, latency, requests)
@@ -133,7 +134,8 @@ end
 }
 
 /**
- * Runs wrk with POSTs that rotate over `keys` (as X-API-Key) and `bodies`, and reads back
+ * Runs wrk with POSTs that rotate over `keys` (as X-API-Key) and `bodies` (GETs when there are
+ * none), and reads back
  * throughput and latency percentiles. Asynchronous, so that servers living in this process
  * (the VIES fake) keep answering while wrk runs.
  */
@@ -189,7 +191,7 @@ export async function runWrk(
   }
 }
 
-/** What a load run sends: POST bodies, rotated over. */
+/** What a load run sends: POST bodies, rotated over; none for GETs. */
 export type Workload = { name: string; bodies: string[] };
 
 /** Where a load run goes: the URL, and the process that answers it. */

@@ -254,6 +254,8 @@ describe("the console in Chromium", () => {
       expect(counts).toContain(`${batch.counts.valid} valid, ${batch.counts.invalid} not valid`);
       await page.getByRole("table").waitFor();
       await expect(page.locator("tbody tr").count()).resolves.toBe(25);
+      // The window as a person sees it: the README's picture of the console (docs/console.png).
+      await page.screenshot({ path: join(screenshots, "readme.png") });
     });
     await step("9-list-filtered", async () => {
       await page.getByLabel("Show").selectOption("invalid");
