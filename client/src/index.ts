@@ -43,11 +43,13 @@ export function createVatIbanClient({
   headers,
   ...options
 }: VatIbanClientOptions): VatIbanClient {
-  const keyHeader = apiKey === undefined ? {} : { "x-api-key": apiKey };
+  // Headers given as a Headers object or as pairs become a record, so the key can join them.
+  const given =
+    headers instanceof Headers || Array.isArray(headers) ? Object.fromEntries(new Headers(headers)) : headers;
   return createClient<paths, JsonMedia>({
     ...options,
     baseUrl: baseUrl.replace(/\/+$/, ""),
-    headers: { ...keyHeader, ...(headers as Record<string, string> | undefined) },
+    headers: { ...given, ...(apiKey !== undefined && { "x-api-key": apiKey }) },
   });
 }
 

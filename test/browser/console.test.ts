@@ -17,8 +17,8 @@ import { confinedBrowser, recordFailures } from "./chromium.ts";
  * The console at /console in a real headless Chromium, against a real server process on the
  * embedded default with the VIES fake: a key pasted (a wrong one first), an IBAN and a VAT
  * number checked, a 200-row CSV run to completion while the progress bar moves (and stops
- * asking while the tab is hidden), its results filtered and downloaded, and a revoked key sent
- * back to the key field. Every step leaves a screenshot in a temporary folder, kept when a
+ * asking while the tab is hidden), its results filtered and downloaded, a list cancelled, and a
+ * revoked key sent back to the key field. Every step leaves a screenshot in a temporary folder, kept when a
  * test fails or KEEP_SCREENSHOTS is set.
  */
 
@@ -277,8 +277,33 @@ describe("the console in Chromium", () => {
     });
   });
 
+  test("Check a list: a running list cancelled", async () => {
+    await step("11-list-cancelled", async () => {
+      await page.getByRole("button", { name: "Check another list" }).click();
+      vies?.setBehaviour("*", { kind: "hang" });
+      try {
+        await page.getByLabel("Drop the CSV file here, or choose it:").setInputFiles({
+          name: "three.csv",
+          mimeType: "text/csv",
+          buffer: Buffer.from("vat\r\nBE0244142664\r\nIE6388047V\r\nLU20260743\r\n"),
+        });
+        await page.getByRole("button", { name: "Check this list" }).click();
+        await page.getByRole("button", { name: "Cancel the rest" }).click();
+        await expect(page.locator(".status").innerText()).resolves.toBe("Cancelled");
+        await page.getByRole("table").waitFor();
+        await expect(page.locator("tbody .badge").allInnerTexts()).resolves.toEqual([
+          "Cancelled",
+          "Cancelled",
+          "Cancelled",
+        ]);
+      } finally {
+        vies?.clearBehaviour("*");
+      }
+    });
+  });
+
   test("on a phone-sized screen, nothing is wider than the screen", async () => {
-    await step("11-phone", async () => {
+    await step("12-phone", async () => {
       await page.setViewportSize({ width: 375, height: 740 });
       await page.getByRole("tab", { name: "Check one" }).click();
       const widths = await page.evaluate(() => {
@@ -292,7 +317,7 @@ describe("the console in Chromium", () => {
   });
 
   test("a revoked key: the API's refusal is shown at the key field, and the key is forgotten", async () => {
-    await step("12-revoked", async () => {
+    await step("13-revoked", async () => {
       await page.setViewportSize({ width: 1100, height: 900 });
       await adminCommand(dataDir, "POST", `/keys/${key.key_id}/revoke`);
       await Bun.sleep(KEY_CACHE_TTL_MS + 200);

@@ -80,6 +80,17 @@ describe("every route through the client", () => {
     expect(data).toMatchObject({ plan: "pro", key_id: keyId, used: 1 });
   });
 
+  test("headers of the caller's own, given as a Headers object, go with the key", async () => {
+    const traced = createVatIbanClient({
+      baseUrl: service.server.url,
+      apiKey: (await service.key("pro")).api_key,
+      headers: new Headers({ "x-request-id": "trace-42" }),
+    });
+    const { data, response } = await traced.GET("/usage");
+    expect(data?.plan).toBe("pro");
+    expect(response.headers.get("x-request-id")).toBe("trace-42");
+  });
+
   test("a batch in JSON: created, read, paged (JSON and CSV), and its signed webhook verified", async () => {
     const created = await api.POST("/batches", {
       body: {
