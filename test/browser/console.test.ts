@@ -232,7 +232,8 @@ describe("the console in Chromium", () => {
     await step("7-list-hidden", async () => {
       await setHidden(true);
       const hiddenAt = Date.now();
-      await Bun.sleep(2500);
+      // Twice the interval it polls at (every second, on a pro key).
+      await Bun.sleep(2000);
       expect(polls.filter((at) => at > hiddenAt + 200)).toEqual([]);
       const shownAt = Date.now();
       await setHidden(false);
@@ -289,7 +290,7 @@ describe("the console in Chromium", () => {
         });
         await page.getByRole("button", { name: "Check this list" }).click();
         await page.getByRole("button", { name: "Cancel the rest" }).click();
-        await expect(page.locator(".status").innerText()).resolves.toBe("Cancelled");
+        await page.locator(".status", { hasText: "Cancelled" }).waitFor();
         await page.getByRole("table").waitFor();
         await expect(page.locator("tbody .badge").allInnerTexts()).resolves.toEqual([
           "Cancelled",
