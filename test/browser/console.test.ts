@@ -9,7 +9,13 @@ import { startViesFake, type ViesFake } from "../fakes/vies.ts";
 import ibanExamples from "../fixtures/iban-examples.json";
 import { adminCommand, createKeyOverSocket } from "../support/admin-socket.ts";
 import { prng } from "../support/prng.ts";
-import { KEY_CACHE_TTL_MS, type RunningServer, sandbox, serviceEnv } from "../support/service.ts";
+import {
+  awayFromMinuteEdge,
+  KEY_CACHE_TTL_MS,
+  type RunningServer,
+  sandbox,
+  serviceEnv,
+} from "../support/service.ts";
 import { wellFormedVatNumbers } from "../support/vat-numbers.ts";
 import { confinedBrowser, recordFailures } from "./chromium.ts";
 
@@ -303,22 +309,75 @@ describe("the console in Chromium", () => {
     });
   });
 
-  test("on a phone-sized screen, nothing is wider than the screen", async () => {
-    await step("12-phone", async () => {
-      await page.setViewportSize({ width: 375, height: 740 });
-      await page.getByRole("tab", { name: "Check one" }).click();
-      const widths = await page.evaluate(() => {
-        const scope = globalThis as unknown as InPage;
-        return { page: scope.document.documentElement.scrollWidth, screen: scope.innerWidth };
-      });
-      expect(widths.page).toBeLessThanOrEqual(widths.screen);
-      await page.getByRole("tab", { name: "Usage" }).click();
-      await page.locator("#usage-bar").waitFor();
+  test("Watch says plainly that the API has no monitors", async () => {
+    await step("12-watch", async () => {
+      await page.getByRole("tab", { name: "Watch" }).click();
+      await page
+        .getByRole("status")
+        .filter({ hasText: "its API has no monitors (there is no GET /monitors in its API document)" })
+        .waitFor();
     });
   });
 
+  test("Usage, on a phone-sized screen: the month's use as a bar, the reset date and the plan; nothing wider than the screen", async () => {
+    await step("13-usage-phone", async () => {
+      await page.setViewportSize({ width: 375, height: 740 });
+      await page.getByRole("tab", { name: "Usage" }).click();
+      const usage = (await (await api("/usage", key.api_key)).json()) as {
+        used: number;
+        monthly_quota: number;
+        plan_name: string;
+      };
+      const bar = page.locator("#usage-bar");
+      await bar.waitFor();
+      expect(await bar.getAttribute("value")).toBe(String(usage.used));
+      expect(await bar.getAttribute("max")).toBe(String(usage.monthly_quota));
+      const text = await page.locator("#panel-usage").innerText();
+      expect(text).toContain(`${usage.used} of ${usage.monthly_quota.toLocaleString("en")} validations used`);
+      expect(text).toMatch(/Resets\s+on .+ \(00:00 UTC\)/);
+      expect(text).toContain(`${usage.plan_name}: `);
+      for (const tab of ["Usage", "Check a list", "Check one"]) {
+        await page.getByRole("tab", { name: tab }).click();
+        const widths = await page.evaluate(() => {
+          const scope = globalThis as unknown as InPage;
+          return { page: scope.document.documentElement.scrollWidth, screen: scope.innerWidth };
+        });
+        expect({ tab, width: widths.page }).toEqual({ tab, width: widths.screen });
+      }
+    });
+  });
+
+  test("a 429 says when to retry", async () => {
+    const limited = await adminCommand<CreatedKey>(dataDir, "POST", "/keys", {
+      plan: "pro",
+      name: "console test, 2 a minute",
+      quota: null,
+      rate: 2,
+    });
+    const second = await context.newPage();
+    try {
+      await awayFromMinuteEdge(10_000);
+      await second.goto(`${server.url}/console`);
+      await second.getByLabel("API key").fill(limited.api_key);
+      await second.getByRole("button", { name: "Use this key" }).click();
+      await second.getByLabel("VAT number, with its country prefix").fill(VAT_INPUT);
+      await second.getByRole("button", { name: "Check", exact: true }).click();
+      await second.locator(".billing").waitFor();
+      await second.getByRole("button", { name: "Check", exact: true }).click();
+      const alert = second.getByRole("alert");
+      await alert.waitFor();
+      const text = await alert.innerText();
+      expect(text).toMatch(/more than 2 requests in this minute; retry in \d+ s/);
+      expect(text).toMatch(/Try again in \d+ s \(at /);
+      expect(text).toContain("HTTP 429, rate_limited");
+      await second.screenshot({ path: join(screenshots, "14-rate-limited.png"), fullPage: true });
+    } finally {
+      await second.close();
+    }
+  });
+
   test("a revoked key: the API's refusal is shown at the key field, and the key is forgotten", async () => {
-    await step("13-revoked", async () => {
+    await step("15-revoked", async () => {
       await page.setViewportSize({ width: 1100, height: 900 });
       await adminCommand(dataDir, "POST", `/keys/${key.key_id}/revoke`);
       await Bun.sleep(KEY_CACHE_TTL_MS + 200);
@@ -333,12 +392,24 @@ describe("the console in Chromium", () => {
     });
   });
 
-  test("nothing failed but the two refusals, and nothing was asked of another host", () => {
+  test("nothing failed but the refusals, and the page asked only for itself and the public API", async () => {
     // Chromium reports every 4xx answer on the console: the wrong key's 401, the revoked key's 403.
     expect({ failures, blocked }).toEqual({
       failures: [expect.stringContaining("status of 401"), expect.stringContaining("status of 403")],
       blocked: [],
     });
+    const document = (await (await fetch(`${server.url}/swagger/json`)).json()) as { paths: object };
+    const routes = Object.keys(document.paths).map(
+      (path) => new RegExp(`^${path.replace(/\{[^}]+\}/g, "[^/]+")}$`),
+    );
+    const paths = new Set(requested.map((url) => new URL(url).pathname));
+    const outside = [...paths].filter(
+      (path) =>
+        !["/console", "/swagger/json"].includes(path) &&
+        !path.startsWith("/console/assets/") &&
+        !routes.some((route) => route.test(path)),
+    );
+    expect(outside).toEqual([]);
     expect(requested.every((url) => url.startsWith(`${server.url}/`))).toBe(true);
   });
 });
