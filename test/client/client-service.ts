@@ -8,6 +8,9 @@ import { startViesFake, type ViesFake } from "../fakes/vies.ts";
 import { adminCommand } from "../support/admin-socket.ts";
 import { type RunningServer, type Sandbox, sandbox, serviceEnv } from "../support/service.ts";
 
+/** The set-up's budget: starting a server process takes seconds of CPU, far longer on a busy machine. */
+export const SERVICE_START_MS = 120_000;
+
 export type ClientService = {
   server: RunningServer;
   vies: ViesFake;

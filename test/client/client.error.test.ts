@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, expectTypeOf, test } from "bun:test";
 import { createVatIbanClient, type ErrorResponse, retrySafely } from "@vat-iban/client";
 import { IBAN } from "../support/service.ts";
-import { type ClientService, startClientService } from "./client-service.ts";
+import { type ClientService, SERVICE_START_MS, startClientService } from "./client-service.ts";
 
 /**
  * The API's refusals through the typed client: each error body typed as the API's
@@ -11,7 +11,7 @@ import { type ClientService, startClientService } from "./client-service.ts";
 let service: ClientService;
 beforeAll(async () => {
   service = await startClientService();
-});
+}, SERVICE_START_MS);
 afterAll(() => service?.stop());
 
 describe("errors through the client", () => {

@@ -9,7 +9,7 @@ import {
 import { verifyWebhook, WebhookVerificationError } from "@vat-iban/client/webhooks";
 import { IBAN } from "../support/service.ts";
 import { startWebhookReceiver, type WebhookReceiver } from "../support/webhook-receiver.ts";
-import { type ClientService, startClientService } from "./client-service.ts";
+import { type ClientService, SERVICE_START_MS, startClientService } from "./client-service.ts";
 
 /**
  * The typed client against a real service (embedded default, VIES fake): every route of the
@@ -38,7 +38,7 @@ beforeAll(async () => {
   keyId = key.key_id;
   api = createVatIbanClient({ baseUrl: service.server.url, apiKey: key.api_key });
   api.use(recordCalls);
-});
+}, SERVICE_START_MS);
 afterAll(async () => {
   await receiver?.stop();
   await service?.stop();
