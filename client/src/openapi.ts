@@ -486,7 +486,7 @@ export interface operations {
                     "application/json": components["schemas"]["Batch"];
                 };
             };
-            /** @description `invalid_request`: a malformed body, no items, too many, an item breaking the input rules (named by its index), or a refused `webhook_url`; nothing is created */
+            /** @description `invalid_request`: a malformed body, no items, too many (or more than the plan's batch items a day), a CSV record over its limits, an item breaking the input rules (named by its index), or a refused `webhook_url`; nothing is created */
             400: {
                 headers: {
                     /** @description identifier of the request; a well-formed one sent by a proxy in front of the service is kept */
@@ -530,7 +530,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description `rate_limited`: the per-minute limit is exceeded */
+            /** @description `rate_limited`: the per-minute limit, or the plan's batches queued or running at once, or its batch items a day (UTC); the message names which, and `Retry-After` when it frees */
             429: {
                 headers: {
                     /** @description whole seconds to wait before retrying */
