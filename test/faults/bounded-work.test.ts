@@ -296,6 +296,20 @@ for (const configuration of CONFIGURATIONS) {
       await loops(8, 1000, () => send("GET", "/swagger/json"), [200]);
     });
 
+    worst("GET /console", "8 at a time for 1 s", async () => {
+      await loops(8, 1000, () => send("GET", "/console"), [200]);
+    });
+
+    worst(
+      "GET /console/assets/:name",
+      "the page's script, its largest asset, 8 at a time for 1 s",
+      async () => {
+        const page = await (await send("GET", "/console")).text();
+        const script = /\/console\/assets\/[^"]+\.js/.exec(page)?.[0] ?? "/console/assets/missing.js";
+        await loops(8, 1000, () => send("GET", script), [200]);
+      },
+    );
+
     test("every route the service serves has its worst case above", () => {
       const routes = ROUTES.flatMap((route) => route.methods.map((method) => `${method} ${route.path}`));
       expect([...covered].sort()).toEqual([...new Set(routes)].sort());
