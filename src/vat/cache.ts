@@ -30,7 +30,8 @@ export interface VatCache {
   /** The cached verdict for a normalized VAT number, or null on a miss or a store outage. */
   get(vatNumber: string): Promise<CachedVerdict | null>;
   /**
-   * Caches a definitive verdict (faults cannot be passed). Resolves once stored or given up
+   * Caches a definitive verdict (faults cannot be passed), without its match codes: those
+   * answer the details one call asked about, so a cached verdict comes back with none. Resolves once stored or given up
    * on; never rejects. A verdict already older than the last-known-good period is not stored.
    */
   put(vatNumber: string, verdict: UpstreamVerdict): Promise<void>;
@@ -78,7 +79,9 @@ const CacheEntrySchema = t.Object({
   staleUntil: t.Number(),
 });
 
-type CacheEntry = { value: UpstreamVerdict; checkedAt: number; freshUntil: number; staleUntil: number };
+/** A verdict as stored: without match codes, which belong to the one call that asked for them. */
+type StoredVerdict = Omit<UpstreamVerdict, "traderMatch">;
+type CacheEntry = { value: StoredVerdict; checkedAt: number; freshUntil: number; staleUntil: number };
 
 const keyFor = (vatNumber: string) => `vat:v1:${vatNumber}`;
 
@@ -135,9 +138,9 @@ export function createVatCache(options: VatCacheOptions): VatCache {
         return null;
       }
       const now = clock.now();
-      if (now < entry.freshUntil) return { verdict: entry.value, state: "fresh" };
-      if (now < entry.staleUntil) return { verdict: entry.value, state: "stale" };
-      return null;
+      if (now >= entry.staleUntil) return null;
+      const verdict = { ...entry.value, traderMatch: null };
+      return { verdict, state: now < entry.freshUntil ? "fresh" : "stale" };
     },
 
     async put(vatNumber, verdict) {
@@ -146,8 +149,9 @@ export function createVatCache(options: VatCacheOptions): VatCache {
         fault("put", "invalid_verdict", new Error(`checkedAt is not a timestamp: ${verdict.checkedAt}`));
         return;
       }
+      const { kind, valid, name, address, consultationNumber, source } = verdict;
       const entry: CacheEntry = {
-        value: verdict,
+        value: { kind, valid, name, address, checkedAt: verdict.checkedAt, consultationNumber, source },
         checkedAt,
         freshUntil: checkedAt + freshMs,
         staleUntil: checkedAt + lkgMs,

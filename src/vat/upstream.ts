@@ -1,3 +1,15 @@
+/** The trader details a caller asks the authority to compare with its record (VIES approximate check). */
+export type TraderDetails = {
+  name?: string;
+  street?: string;
+  postcode?: string;
+  city?: string;
+  companyType?: string;
+};
+
+/** One field's answer from the member state: VIES 1 (match), 2 (mismatch), 3 (not processed). */
+export type AuthorityMatchCode = "match" | "mismatch" | "not_processed";
+
 /**
  * What an upstream VAT authority (VIES, the UK service) answered for one number, in the
  * service's own terms. Clients translate their wire protocol into this; the VAT service
@@ -14,6 +26,11 @@ export type UpstreamVerdict = {
   checkedAt: string;
   /** Consultation reference; null when none was issued (empty) or not requested. */
   consultationNumber: string | null;
+  /**
+   * The match codes the member state returned for the trader details it was asked to compare;
+   * null when it returned none (no details asked, or a state that does not compare).
+   */
+  traderMatch: Partial<Record<keyof TraderDetails, AuthorityMatchCode>> | null;
   source: "vies" | "uk_authority";
 };
 
@@ -40,6 +57,8 @@ export type UpstreamCheck = {
   prefix: string;
   /** The number without its prefix, normalized. */
   number: string;
+  /** When present, the authority is asked to compare these details with its record (VIES approximate check). */
+  trader?: TraderDetails;
 };
 
 export type UpstreamCallOptions = {

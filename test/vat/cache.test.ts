@@ -23,6 +23,7 @@ function verdictAt(clock: ManualClock, overrides: Partial<UpstreamVerdict> = {})
     address: "Musterstraße 1\n10115 Berlin",
     checkedAt: new Date(clock.now()).toISOString(),
     consultationNumber: "WAPIAAAAZ2xcAbCd",
+    traderMatch: null,
     source: "vies",
     ...overrides,
   };
@@ -49,6 +50,17 @@ describe("VAT cache freshness", () => {
     const verdict = verdictAt(clock);
     await cache.put("DE123456789", verdict);
     expect(await cache.get("DE123456789")).toEqual({ verdict, state: "fresh" });
+  });
+
+  test("keeps no authority match codes: they answer the details of the call that asked", async () => {
+    const { clock, cache, store } = harness();
+    const verdict = verdictAt(clock, { traderMatch: { name: "match", city: "mismatch" } });
+    await cache.put("ESB83891812", verdict);
+    expect(await cache.get("ESB83891812")).toEqual({
+      verdict: { ...verdict, traderMatch: null },
+      state: "fresh",
+    });
+    expect(await store.get("vat:v1:ESB83891812")).not.toContain("traderMatch");
   });
 
   test("keeps verdicts of different numbers apart", async () => {
@@ -100,8 +112,9 @@ describe("VAT cache freshness", () => {
     const verdict = verdictAt(clock);
     await cache.put("DE123456789", verdict);
     const raw = await store.get("vat:v1:DE123456789");
+    const { traderMatch: _, ...stored } = verdict;
     expect(JSON.parse(raw ?? "")).toEqual({
-      value: verdict,
+      value: stored,
       checkedAt: clock.now(),
       freshUntil: clock.now() + DAY,
       staleUntil: clock.now() + 30 * DAY,

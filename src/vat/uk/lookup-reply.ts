@@ -92,6 +92,7 @@ function readRegistration(body: string, context: LookupContext): UpstreamOutcome
     address: formatAddress(target.address),
     checkedAt: context.checkedAt,
     consultationNumber: context.requesterSent ? text(parsed?.consultationNumber) : null,
+    traderMatch: null,
     source: "uk_authority",
   };
 }
@@ -104,6 +105,7 @@ function notRegistered(context: LookupContext): UpstreamOutcome {
     address: null,
     checkedAt: context.checkedAt,
     consultationNumber: null,
+    traderMatch: null,
     source: "uk_authority",
   };
 }

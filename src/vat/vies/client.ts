@@ -95,6 +95,7 @@ export function createViesClient(config: ViesClientConfig): VatUpstream {
       address: response.address,
       checkedAt: new Date(config.clock.now()).toISOString(),
       consultationNumber: response.requestIdentifier,
+      traderMatch: null,
       source: "vies",
     };
   }

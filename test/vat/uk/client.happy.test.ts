@@ -27,6 +27,7 @@ describe("lookups", () => {
       address: "1 BRAHAM STREET\nLONDON\nE1 8EE",
       checkedAt: "2025-03-01T10:00:00.000Z",
       consultationNumber: null,
+      traderMatch: null,
       source: "uk_authority",
     });
   });
@@ -64,6 +65,7 @@ describe("lookups", () => {
       address: null,
       checkedAt: "2025-03-01T10:00:00.000Z",
       consultationNumber: null,
+      traderMatch: null,
       source: "uk_authority",
     });
   });

@@ -30,6 +30,7 @@ describe("200: registered", () => {
         address: "131B Barton Hamlet\nSW97 5CK",
         checkedAt: AT,
         consultationNumber: null,
+        traderMatch: null,
         source: "uk_authority",
       },
     });
@@ -110,6 +111,7 @@ describe("404", () => {
         address: null,
         checkedAt: AT,
         consultationNumber: null,
+        traderMatch: null,
         source: "uk_authority",
       },
     });

@@ -22,6 +22,7 @@ const REGISTERED: UpstreamVerdict = {
   address: "VIJZELSTRAAT 00068\n1017HL AMSTERDAM",
   checkedAt,
   consultationNumber: null,
+  traderMatch: null,
   source: "vies",
 };
 
@@ -66,6 +67,7 @@ describe("checkVat (no requester configured)", () => {
       address: null,
       checkedAt,
       consultationNumber: null,
+      traderMatch: null,
       source: "vies",
     });
   });
@@ -169,6 +171,7 @@ describe("checkVatApprox (requester configured)", () => {
       kind: "verdict",
       valid: false,
       consultationNumber: null,
+      traderMatch: null,
     });
   });
 
@@ -209,6 +212,7 @@ describe("checkVatApprox (requester configured)", () => {
     expect(await client.check({ prefix: "NL", number: "854265259B01" }, options)).toMatchObject({
       valid: true,
       consultationNumber: null,
+      traderMatch: null,
     });
     clock.advance(1);
     const again = await client.check({ prefix: "NL", number: "854265259B01" }, options);
