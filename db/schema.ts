@@ -229,6 +229,8 @@ export const batchItems = pgTable(
     reference: text("reference"),
     vat: text("vat"),
     iban: text("iban"),
+    /** The details to match against the VAT number's record (`match` of the item), or null. */
+    match: jsonb("match"),
     status: text("status", { enum: ["pending", "done", "failed", "cancelled"] })
       .notNull()
       .default("pending"),
@@ -267,6 +269,8 @@ export const validationRecords = pgTable(
     checkedAt: timestamp("checked_at", { withTimezone: true, mode: "date" }).notNull(),
     consultationNumber: text("consultation_number"),
     source: text("source").notNull(),
+    /** The details sent to be matched and the result (`{sent, result}`), or null. */
+    match: jsonb("match"),
     createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
   },
   (table) => [

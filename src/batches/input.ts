@@ -1,5 +1,7 @@
 import { ValidateRequestSchema } from "../http/schemas.ts";
 import { ApiError } from "../kernel/errors.ts";
+import { readMatchRequest } from "../matching/request.ts";
+import { MATCH_FIELDS, type MatchField } from "../matching/schema.ts";
 import { CsvError, CsvLimitError, csvRecords } from "./csv.ts";
 import { type BatchItemInput, type BatchRequest, REFERENCE_MAX_LENGTH } from "./schema.ts";
 
@@ -44,6 +46,12 @@ function checkItem(value: unknown, where: string, emptyIsAbsent: boolean): Batch
   }
   if (item.vat === undefined && item.iban === undefined)
     throw refuse(`${where}: send \`vat\`, \`iban\`, or both`);
+  if (fields.match !== undefined) {
+    if (item.vat === undefined) {
+      throw refuse(`${where}: \`match\` is compared with a VAT number's record: send \`vat\` with it`);
+    }
+    item.match = readMatchRequest(fields.match, where);
+  }
   return item;
 }
 
@@ -84,12 +92,19 @@ function fromJson(text: string, maxItems: number): BatchRequest {
  */
 export const CSV_LIMITS = { maxFields: 64, maxRecordLength: 8192 } as const;
 
+/** CSV columns that make up an item's `match`: `match_name` is `match.name`, and so on. */
+const MATCH_COLUMNS = new Map<string, MatchField>(MATCH_FIELDS.map((field) => [`match_${field}`, field]));
+type Column = Field | `match_${MatchField}`;
+
+const isColumn = (name: string): name is Column =>
+  (FIELDS as readonly string[]).includes(name) || MATCH_COLUMNS.has(name);
+
 /** Where each of our columns is in the header; a column named twice is ambiguous. */
-function columnsOf(header: string[]): Partial<Record<Field, number>> {
-  const positions: Partial<Record<Field, number>> = {};
+function columnsOf(header: string[]): Partial<Record<Column, number>> {
+  const positions: Partial<Record<Column, number>> = {};
   header.forEach((name, position) => {
-    const column = name.trim().toLowerCase() as Field;
-    if (!(FIELDS as readonly string[]).includes(column)) return;
+    const column = name.trim().toLowerCase();
+    if (!isColumn(column)) return;
     if (positions[column] !== undefined) {
       throw refuse(`the CSV header row names \`${column}\` twice: which column is meant?`);
     }
@@ -102,8 +117,9 @@ function columnsOf(header: string[]): Partial<Record<Field, number>> {
 }
 
 /**
- * A header row naming any of `vat`, `iban`, `reference` (other columns are ignored), then one
- * row per item. Our columns are found once, in the header; each row is read for them alone.
+ * A header row naming any of `vat`, `iban`, `reference` and the `match_*` columns (other columns
+ * are ignored), then one row per item. Our columns are found once, in the header; each row is
+ * read for them alone. Empty cells are values not given.
  */
 function fromCsv(text: string, maxItems: number): BatchRequest {
   const records = csvRecords(text, CSV_LIMITS);
@@ -111,13 +127,20 @@ function fromCsv(text: string, maxItems: number): BatchRequest {
     const header = records.next();
     if (header.done)
       throw refuse("the CSV body is empty: send a header row naming `vat`, `iban` and/or `reference`");
-    const positions = Object.entries(columnsOf(header.value)) as [Field, number][];
+    const positions = Object.entries(columnsOf(header.value)) as [Column, number][];
     const items: BatchItemInput[] = [];
     for (const row of records) {
       if (items.length === maxItems)
         throw refuse(`a batch holds at most ${maxItems} items; the CSV body has more rows`);
-      const fields: Partial<Record<Field, string>> = {};
-      for (const [field, position] of positions) fields[field] = row[position];
+      const fields: Record<string, unknown> = {};
+      const match: Record<string, string> = {};
+      for (const [column, position] of positions) {
+        const matchField = MATCH_COLUMNS.get(column);
+        const cell = row[position];
+        if (matchField === undefined) fields[column] = cell;
+        else if (cell !== undefined && cell !== "") match[matchField] = cell;
+      }
+      if (Object.keys(match).length > 0) fields.match = match;
       items.push(checkItem(fields, `item ${items.length} (row ${items.length + 2})`, true));
     }
     checkCount(items.length, maxItems);

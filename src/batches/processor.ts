@@ -143,9 +143,12 @@ export function createBatchProcessor(options: BatchProcessorOptions) {
     if (!account)
       return void (await fail(item, null, componentError("forbidden", "the API key has been revoked")));
     const iban: IbanResult | null = item.iban === null ? null : options.iban.validate(item.iban);
-    const plan = item.vat === null ? null : await options.vat.plan(item.vat);
+    const plan = item.vat === null ? null : await options.vat.plan(item.vat, item.match);
     const ibanBillable = iban !== null && ibanIsBillable(iban);
     let reservation: Reservation | null = null;
+    // A fresh copy the item went past only for the member state's match codes: its answer
+    // when the quota is used up.
+    let copy: VatResult | null = null;
     if (ibanBillable || plan?.kind === "upstream") {
       const admission = await meter.admit({
         keyId: item.keyId,
@@ -154,18 +157,19 @@ export function createBatchProcessor(options: BatchProcessorOptions) {
         reserve: true,
         count: false,
       });
-      if (!admission.ok) {
+      if (admission.ok) reservation = admission.reservation;
+      else if (plan?.kind === "upstream" && !ibanBillable && plan.freshCopy !== null) copy = plan.freshCopy;
+      else {
         return void (await fail(
           item,
           null,
           componentError("quota_exceeded", "the monthly quota was used up before this item was checked"),
         ));
       }
-      reservation = admission.reservation;
     }
-    let vat: VatResult | null = plan?.kind === "answered" ? plan.result : null;
+    let vat: VatResult | null = plan?.kind === "answered" ? plan.result : copy;
     let fresh = false;
-    if (plan?.kind === "upstream") {
+    if (plan?.kind === "upstream" && copy === null) {
       const delay = retryDelayMs(item.attempts, options.retryWindowSeconds);
       const lastChance = item.retryUntilMs !== null && item.claimedAtMs + delay >= item.retryUntilMs;
       const resolution = await options.vat.resolve(plan, {
@@ -195,7 +199,7 @@ export function createBatchProcessor(options: BatchProcessorOptions) {
       valid: components.every((component) => component.valid !== false),
       reservation,
       bill: fresh || ibanBillable,
-      record: fresh && vat ? recordOf(`${item.batchId}.${item.index}`, item.keyId, vat) : null,
+      record: fresh && vat ? recordOf(`${item.batchId}.${item.index}`, item.keyId, vat, item.match) : null,
     });
   };
 

@@ -4,6 +4,7 @@ import { ValidateRequestSchema } from "../http/schemas.ts";
 import { IbanResultSchema } from "../iban/schema.ts";
 import { stringEnum } from "../kernel/enum-schema.ts";
 import { ErrorSchema } from "../kernel/errors.ts";
+import { MatchRequestSchema } from "../matching/schema.ts";
 import { VatResultSchema } from "../vat/schema.ts";
 
 const integer = (description: string) => Type.Integer({ description });
@@ -24,6 +25,7 @@ export const BatchItemInputSchema = t.Object(
   {
     vat: ValidateRequestSchema.properties.vat,
     iban: ValidateRequestSchema.properties.iban,
+    match: t.Optional(MatchRequestSchema),
     reference: t.Optional(
       t.String({
         maxLength: REFERENCE_MAX_LENGTH,
@@ -31,7 +33,11 @@ export const BatchItemInputSchema = t.Object(
       }),
     ),
   },
-  { title: "BatchItemInput", description: "send `vat`, `iban`, or both" },
+  {
+    title: "BatchItemInput",
+    description:
+      "send `vat`, `iban`, or both; `match` with `vat` only. In CSV, the columns `match_name`, `match_street`, `match_postcode`, `match_city` and `match_company_type` make up `match`",
+  },
 );
 export type BatchItemInput = Static<typeof BatchItemInputSchema>;
 

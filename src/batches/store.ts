@@ -104,12 +104,14 @@ export async function createBatch(
         idx: start + offset,
         vat: item.vat ?? null,
         iban: item.iban ?? null,
+        match: item.match ?? null,
         reference: item.reference ?? null,
       }));
       await rows(sql`
-        INSERT INTO batch_items (batch_id, idx, vat, iban, reference)
-        SELECT ${id}, d.idx, d.vat, d.iban, d.reference
-        FROM jsonb_to_recordset(${jsonb(chunk)}::jsonb) AS d(idx int, vat text, iban text, reference text)`);
+        INSERT INTO batch_items (batch_id, idx, vat, iban, match, reference)
+        SELECT ${id}, d.idx, d.vat, d.iban, d.match, d.reference
+        FROM jsonb_to_recordset(${jsonb(chunk)}::jsonb)
+          AS d(idx int, vat text, iban text, match jsonb, reference text)`);
     }
   });
   return (await findBatch(database.rows, input.keyId, id)) as Batch;
@@ -159,12 +161,18 @@ export async function itemsPage(
   };
 }
 
+/** A stored VAT result; those stored before matching existed have no `match`: none was asked. */
+function storedVatResult(text: string): VatResult {
+  const stored = JSON.parse(text) as Omit<VatResult, "match"> & { match?: VatResult["match"] };
+  return { ...stored, match: stored.match ?? null };
+}
+
 function toItem(row: ItemRow): BatchItem {
   return {
     index: row.idx,
     reference: row.reference,
     status: row.status,
-    ...(row.vat_result !== null && { vat: JSON.parse(row.vat_result) as VatResult }),
+    ...(row.vat_result !== null && { vat: storedVatResult(row.vat_result) }),
     ...(row.iban_result !== null && { iban: JSON.parse(row.iban_result) as IbanResult }),
     billable: row.billable,
     error: row.error === null ? null : (JSON.parse(row.error) as ApiErrorBody),

@@ -3,6 +3,7 @@ import { sql } from "drizzle-orm";
 import type { IbanResult } from "../iban/schema.ts";
 import { type Database, jsonb, type Rows } from "../kernel/db.ts";
 import type { ApiErrorBody } from "../kernel/errors.ts";
+import type { MatchRequest } from "../matching/schema.ts";
 import type { VatResult } from "../vat/schema.ts";
 import type { Batch } from "./schema.ts";
 import { findBatch } from "./store.ts";
@@ -23,6 +24,8 @@ export type ClaimedItem = {
   keyId: string;
   vat: string | null;
   iban: string | null;
+  /** The details to match against the VAT number's record, or null. */
+  match: MatchRequest | null;
   /** Attempts so far, this one included. */
   attempts: number;
   /** When retries stop (set at the first upstream failure), and the database's time of the claim. */
@@ -54,6 +57,7 @@ export async function claimItems(
     idx: number;
     vat: string | null;
     iban: string | null;
+    match: string | null;
     attempts: number;
     retry_until_ms: number | null;
     now_ms: number;
@@ -69,7 +73,7 @@ export async function claimItems(
     UPDATE batch_items i SET lease_token = ${token},
       lease_until = now() + ${leaseMs} * interval '1 millisecond', attempts = i.attempts + 1
     FROM picked p WHERE i.batch_id = p.batch_id AND i.idx = p.idx
-    RETURNING i.idx, i.vat, i.iban, i.attempts,
+    RETURNING i.idx, i.vat, i.iban, i.match::text AS match, i.attempts,
       (extract(epoch FROM i.retry_until) * 1000)::float8 AS retry_until_ms,
       (extract(epoch FROM now()) * 1000)::float8 AS now_ms`);
   if (rows.length > 0) {
@@ -84,6 +88,7 @@ export async function claimItems(
       keyId: batch.keyId,
       vat: row.vat,
       iban: row.iban,
+      match: row.match === null ? null : (JSON.parse(row.match) as MatchRequest),
       attempts: row.attempts,
       retryUntilMs: row.retry_until_ms === null ? null : Number(row.retry_until_ms),
       claimedAtMs: Number(row.now_ms),

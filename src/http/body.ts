@@ -1,4 +1,5 @@
 import { ApiError } from "../kernel/errors.ts";
+import { readMatchRequest } from "../matching/request.ts";
 import { ValidateRequestSchema } from "./schemas.ts";
 
 const PAYLOAD_TOO_LARGE = 413;
@@ -84,5 +85,7 @@ export async function parseJsonObjectBody(
       throw new ApiError("invalid_request", `\`${field}\` must be a string`);
     }
   }
+  // Checked here for the same reason, and with the blank fields dropped.
+  if (Object.hasOwn(body, "match")) body.match = readMatchRequest(body.match);
   return body;
 }

@@ -7,6 +7,12 @@ import {
 } from "../batches/schema.ts";
 import { IbanResultSchema } from "../iban/schema.ts";
 import { ErrorResponseSchema, ErrorSchema } from "../kernel/errors.ts";
+import {
+  FieldVerdictSchema,
+  MatchRecordSchema,
+  MatchRequestSchema,
+  MatchResultSchema,
+} from "../matching/schema.ts";
 import { ValidationRecordSchema } from "../validation/records.ts";
 import { VatResultSchema } from "../vat/schema.ts";
 import { StatusSchema } from "../vat/status.ts";
@@ -26,6 +32,10 @@ export const models = {
   ValidateResponse: ValidateResponseSchema,
   IbanResult: IbanResultSchema,
   VatResult: VatResultSchema,
+  MatchRequest: MatchRequestSchema,
+  MatchResult: MatchResultSchema,
+  FieldMatch: FieldVerdictSchema,
+  MatchRecord: MatchRecordSchema,
   UsageBlock: UsageBlockSchema,
   Usage: UsageSchema,
   Health: HealthSchema,

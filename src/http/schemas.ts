@@ -2,6 +2,7 @@ import { Type } from "@sinclair/typebox";
 import { type Static, t } from "elysia";
 import { IbanResultSchema } from "../iban/schema.ts";
 import { stringEnum } from "../kernel/enum-schema.ts";
+import { MatchRequestSchema } from "../matching/schema.ts";
 import { VatResultSchema } from "../vat/schema.ts";
 
 export const PLAN_IDS = ["free", "basic", "pro", "rapidapi"] as const;
@@ -18,13 +19,20 @@ export const ValidateRequestSchema = t.Object(
   {
     vat: t.Optional(t.String({ maxLength: 40, description: "VAT number with its 2-letter country prefix" })),
     iban: t.Optional(t.String({ maxLength: 60, description: "IBAN, with or without spaces" })),
+    match: t.Optional(MatchRequestSchema),
   },
   // Fields it does not know are ignored, not refused: a client may send more than it needs to.
   {
     minProperties: 1,
     additionalProperties: true,
     title: "ValidateRequest",
-    description: "send `vat`, `iban`, or both",
+    description:
+      "send `vat`, `iban`, or both; with `vat`, `match` asks whether the number's registered name and address are the ones you were given",
+    examples: [
+      { vat: "NL854265259B01" },
+      { vat: "NL854265259B01", match: { name: "GitHub BV", city: "Amsterdam" } },
+      { vat: "DE811569869", iban: "DE89 3704 0044 0532 0130 00" },
+    ],
   },
 );
 export type ValidateRequest = Static<typeof ValidateRequestSchema>;

@@ -78,3 +78,8 @@ export const MatchResultSchema = t.Object(
   },
 );
 export type MatchResult = Static<typeof MatchResultSchema>;
+
+export const MatchRecordSchema = t.Object(
+  { sent: MatchRequestSchema, result: MatchResultSchema },
+  { title: "MatchRecord", description: "the details sent to be matched, and how they compared" },
+);

@@ -3,6 +3,7 @@ import { type Static, t } from "elysia";
 import { Batcher } from "../kernel/batcher.ts";
 import { type Database, jsonb, type Rows } from "../kernel/db.ts";
 import { stringEnum } from "../kernel/enum-schema.ts";
+import { MatchRecordSchema, type MatchRequest } from "../matching/schema.ts";
 import type { VatResult } from "../vat/schema.ts";
 
 export const ValidationRecordSchema = t.Object(
@@ -21,6 +22,9 @@ export const ValidationRecordSchema = t.Object(
         "the authority's consultation reference; present when the deployment sends its requester VAT number",
     }),
     source: stringEnum(["vies", "uk_authority"] as const),
+    match: t.Union([MatchRecordSchema, t.Null()], {
+      description: "the details sent to be matched and how they compared; null when none were sent",
+    }),
   },
   {
     title: "ValidationRecord",
@@ -34,7 +38,12 @@ export type ValidationRecord = Static<typeof ValidationRecordSchema>;
  * not a cache hit or a stale copy (those repeat the `checked_at` and consultation number of the
  * check they come from, whose record is that check's).
  */
-export function recordOf(requestId: string, keyId: string, vat: VatResult): ValidationRecord | null {
+export function recordOf(
+  requestId: string,
+  keyId: string,
+  vat: VatResult,
+  match: MatchRequest | null,
+): ValidationRecord | null {
   if (vat.cached || vat.valid === null || vat.vat_number === null || vat.checked_at === null) return null;
   if (vat.source !== "vies" && vat.source !== "uk_authority") return null;
   return {
@@ -47,6 +56,7 @@ export function recordOf(requestId: string, keyId: string, vat: VatResult): Vali
     checked_at: vat.checked_at,
     consultation_number: vat.consultation_number,
     source: vat.source,
+    match: match === null || vat.match === null ? null : { sent: match, result: vat.match },
   };
 }
 
@@ -59,20 +69,21 @@ export async function insertRecords(rows: Rows, records: ValidationRecord[]): Pr
   if (records.length === 0) return;
   await rows(sql`
     INSERT INTO validation_records
-      (request_id, key_id, vat_number, valid, name, address, checked_at, consultation_number, source)
+      (request_id, key_id, vat_number, valid, name, address, checked_at, consultation_number, source, match)
     SELECT d.request_id, d.key_id, d.vat_number, d.valid, d.name, d.address, d.checked_at::timestamptz,
-      d.consultation_number, d.source
+      d.consultation_number, d.source, d.match
     FROM jsonb_to_recordset(${jsonb(records)}::jsonb) AS d(
       request_id text, key_id text, vat_number text, valid boolean, name text, address text,
-      checked_at text, consultation_number text, source text)
+      checked_at text, consultation_number text, source text, match jsonb)
     ON CONFLICT (key_id, request_id) DO UPDATE SET vat_number = EXCLUDED.vat_number, valid = EXCLUDED.valid,
       name = EXCLUDED.name, address = EXCLUDED.address, checked_at = EXCLUDED.checked_at,
-      consultation_number = EXCLUDED.consultation_number, source = EXCLUDED.source, created_at = now()`);
+      consultation_number = EXCLUDED.consultation_number, source = EXCLUDED.source, match = EXCLUDED.match,
+      created_at = now()`);
 }
 
 const RECORD_COLUMNS = sql`request_id, key_id, vat_number, valid, name, address,
   to_char(checked_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS checked_at,
-  consultation_number, source`;
+  consultation_number, source, match::text AS match`;
 
 /** The validation records of the checks the authority answered, and their retention. */
 export class ValidationRecords {
@@ -92,9 +103,14 @@ export class ValidationRecords {
 
   /** A key's own record; null for another key's or an unknown id. */
   async find(keyId: string, requestId: string): Promise<ValidationRecord | null> {
-    const [row] = await this.database.rows<ValidationRecord>(sql`
+    // jsonb read as text and parsed here: the two drivers hand jsonb back differently.
+    const [row] = await this.database.rows<Omit<ValidationRecord, "match"> & { match: string | null }>(sql`
       SELECT ${RECORD_COLUMNS} FROM validation_records WHERE request_id = ${requestId} AND key_id = ${keyId}`);
-    return row ?? null;
+    if (!row) return null;
+    return {
+      ...row,
+      match: row.match === null ? null : (JSON.parse(row.match) as ValidationRecord["match"]),
+    };
   }
 
   /** Deletes records older than `days`. */

@@ -70,9 +70,16 @@ export async function validate(
   if (request.vat === undefined && request.iban === undefined) {
     throw new ApiError("invalid_request", "send `vat`, `iban`, or both, as strings");
   }
+  if (request.match !== undefined && request.vat === undefined) {
+    throw new ApiError(
+      "invalid_request",
+      "`match` is compared with the record of a VAT number: send `vat` with it",
+    );
+  }
+  const match = request.match ?? null;
   const iban: IbanResult | undefined =
     request.iban === undefined ? undefined : deps.iban.validate(request.iban);
-  const vatPlan = request.vat === undefined ? undefined : await deps.vat.plan(request.vat);
+  const vatPlan = request.vat === undefined ? undefined : await deps.vat.plan(request.vat, match);
   const ibanBillable = iban !== undefined && ibanIsBillable(iban);
   const needsUpstream = vatPlan?.kind === "upstream";
 
@@ -88,10 +95,13 @@ export async function validate(
     throw meterUnavailable(deps, "admit", error);
   }
   if (!admission.ok) {
-    // A stale copy is never billed, so a used-up quota does not stand in its way: when the
-    // outage is known without asking the authority, the copy is the answer.
+    // A copy is never billed, so a used-up quota does not stand in its way: a fresh one the
+    // request went past only for the member state's match codes, or a stale one when the
+    // outage is known without asking the authority, is the answer.
     const stale =
-      vatPlan?.kind === "upstream" && !ibanBillable ? deps.vat.staleDuringKnownOutage(vatPlan) : null;
+      vatPlan?.kind === "upstream" && !ibanBillable
+        ? (vatPlan.freshCopy ?? deps.vat.staleDuringKnownOutage(vatPlan))
+        : null;
     if (stale === null) {
       throw new ApiError(
         "quota_exceeded",
@@ -132,7 +142,7 @@ export async function validate(
     vat = resolved.result;
     vatRetryAfter = resolved.retryAfterSeconds ?? undefined;
     upstream = resolved.upstream;
-    const record = resolved.fresh ? recordOf(requestId, account.keyId, resolved.result) : null;
+    const record = resolved.fresh ? recordOf(requestId, account.keyId, resolved.result, match) : null;
     const recorded = record ? keepRecord(deps, record) : Promise.resolve();
     try {
       const settled = await deps.meter.settle(reservation, resolved.fresh || ibanBillable);

@@ -1,4 +1,5 @@
 import { type ApiErrorBody, componentError } from "../kernel/errors.ts";
+import type { MatchResult } from "../matching/schema.ts";
 import type { VatFormatOk, VatFormatRejected } from "./format/check-vat-format.ts";
 import type { VatResult } from "./schema.ts";
 import type { UpstreamFault, UpstreamVerdict } from "./upstream.ts";
@@ -26,9 +27,14 @@ function identity(input: string, format: VatFormatOk) {
 }
 
 /** The number failed the local format check: no authority was asked. */
-export function rejectedResult(input: string, rejection: VatFormatRejected): VatResult {
+export function rejectedResult(
+  input: string,
+  rejection: VatFormatRejected,
+  match: MatchResult | null,
+): VatResult {
   return {
     ...UNDETERMINED,
+    match,
     input,
     valid: false,
     vat_number: null,
@@ -48,6 +54,7 @@ export function verdictResult(
   format: VatFormatOk,
   verdict: UpstreamVerdict,
   served: { cached: boolean; stale: boolean; warning: ApiErrorBody | null },
+  match: MatchResult | null,
 ): VatResult {
   return {
     ...identity(input, format),
@@ -59,12 +66,18 @@ export function verdictResult(
     consultation_number: verdict.consultationNumber,
     error: null,
     ...served,
+    match,
   };
 }
 
 /** No verdict could be had: `valid` is null and `error` says why. */
-export function unavailableResult(input: string, format: VatFormatOk, error: ApiErrorBody): VatResult {
-  return { ...UNDETERMINED, ...identity(input, format), valid: null, source: null, error };
+export function unavailableResult(
+  input: string,
+  format: VatFormatOk,
+  error: ApiErrorBody,
+  match: MatchResult | null,
+): VatResult {
+  return { ...UNDETERMINED, ...identity(input, format), valid: null, source: null, error, match };
 }
 
 /**
@@ -76,6 +89,7 @@ export function refusedResult(
   input: string,
   format: VatFormatOk,
   source: UpstreamVerdict["source"],
+  match: MatchResult | null,
 ): VatResult {
   const authority = source === "vies" ? "VIES" : "the UK VAT service";
   return {
@@ -83,6 +97,7 @@ export function refusedResult(
     ...identity(input, format),
     valid: null,
     source,
+    match,
     error: componentError(
       "invalid_format",
       `${authority} refused ${format.vatNumber} as malformed for ${format.countryName}`,

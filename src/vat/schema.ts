@@ -1,5 +1,6 @@
 import { type Static, t } from "elysia";
 import { ErrorSchema } from "../kernel/errors.ts";
+import { MatchResultSchema } from "../matching/schema.ts";
 
 const nullableString = (description: string) => t.Union([t.String(), t.Null()], { description });
 
@@ -31,6 +32,10 @@ export const VatResultSchema = t.Object(
     consultation_number: nullableString("consultation reference of the upstream, when configured"),
     error: t.Union([ErrorSchema, t.Null()]),
     warning: t.Union([ErrorSchema, t.Null()]),
+    match: t.Union([MatchResultSchema, t.Null()], {
+      description:
+        "how the details sent in `match` compare with the registered ones; null when none were sent",
+    }),
   },
   { title: "VatResult" },
 );

@@ -2,6 +2,9 @@ import type { Clock } from "../kernel/clock.ts";
 import { componentError } from "../kernel/errors.ts";
 import { describeFailure } from "../kernel/failure.ts";
 import type { Logger } from "../kernel/log.ts";
+import { LegalForms, readLegalFormData } from "../matching/legal-forms.ts";
+import { matchTrader, traderDetailsOf } from "../matching/match.ts";
+import type { MatchRequest, MatchResult } from "../matching/schema.ts";
 import type { KeyValueStore } from "../store/kv.ts";
 import { type Budget, budgetFrom, settleWithin } from "./budget.ts";
 import { type CacheFault, createVatCache, DEFAULT_CACHE_TIMEOUT_MS } from "./cache.ts";
@@ -19,7 +22,13 @@ import {
 import type { VatResult } from "./schema.ts";
 import { createSingleflight } from "./singleflight.ts";
 import type { StatusService } from "./status.ts";
-import type { UpstreamFault, UpstreamOutcome, UpstreamVerdict, VatUpstream } from "./upstream.ts";
+import type {
+  TraderDetails,
+  UpstreamFault,
+  UpstreamOutcome,
+  UpstreamVerdict,
+  VatUpstream,
+} from "./upstream.ts";
 import {
   callUpstream,
   DEFAULT_RETRY_POLICY,
@@ -69,6 +78,8 @@ export type VatServiceOptions = {
   retryAfterSeconds?: number;
   /** Jitter source for retry delays; defaults to Math.random. */
   random?: () => number;
+  /** Legal-form designations for name matching; defaults to the committed data. */
+  legalForms?: LegalForms;
 };
 
 export const DEFAULT_DEADLINE_MS = 8_000;
@@ -86,6 +97,13 @@ export type UpstreamPlan = {
   authority: VatUpstream;
   /** A stale copy of the verdict, served if the upstream fails. */
   lastKnownGood: UpstreamVerdict | null;
+  /** The details to match, when the caller sent some. */
+  match: MatchRequest | null;
+  /**
+   * The cache's fresh answer, matched here, when the plan goes upstream only for the member
+   * state's own match codes: served instead, unbilled, when the call fails or cannot be paid for.
+   */
+  freshCopy: VatResult | null;
   /** `performance.now()` when planning started: the deadline counts from here. */
   startedAt: number;
 };
@@ -129,8 +147,11 @@ export type VatResolution = {
 };
 
 export interface VatService {
-  /** Format check, then the cache. Decides whether upstream work (and so a billing unit) is needed. Never throws. */
-  plan(input: string): Promise<VatPlan>;
+  /**
+   * Format check, then the cache. Decides whether upstream work (and so a billing unit) is
+   * needed. With `match`, the answer carries the match of those details. Never throws.
+   */
+  plan(input: string, match?: MatchRequest | null): Promise<VatPlan>;
   /** Asks the authority within the deadline and answers with the verdict, the last-known-good copy or an error. Never throws. */
   resolve(plan: UpstreamPlan, options?: ResolveOptions): Promise<VatResolution>;
   /**
@@ -143,6 +164,14 @@ export interface VatService {
 
 /** GD and HA numbers carry letters; HMRC's lookup only takes the 9 or 12 digit forms. */
 const HMRC_CHECKABLE = /^\d+$/;
+
+/**
+ * The member states that compare trader details themselves (VIES approximate matching): only
+ * Spain, per VIES's own `/countries` list (`approxMatching`, read 2026-08-05). A match request
+ * for one of them goes to the authority even when the cache holds the number: its codes only
+ * come with a fresh answer, and Spain discloses no name or address to compare here.
+ */
+const MATCHING_STATES: ReadonlySet<string> = new Set(["ES"]);
 
 const fault = (code: UpstreamFault["code"], detail: string): UpstreamFault => ({
   kind: "fault",
@@ -181,6 +210,7 @@ export function createVatService(options: VatServiceOptions): VatService {
     random: options.random ?? Math.random,
     log,
   };
+  const legalForms = options.legalForms ?? new LegalForms(readLegalFormData());
   const flights = createSingleflight<UpstreamCallReport>();
   /** Per number in flight: whether anyone waiting for its call is interactive. */
   const urgencies = new Map<string, { urgent: boolean }>();
@@ -191,9 +221,29 @@ export function createVatService(options: VatServiceOptions): VatService {
     return reported === null ? null : fault(reported.code, reported.detail);
   };
 
+  /** The match of the details sent against a verdict (null: no record to compare with). */
+  const matchOf = (
+    match: MatchRequest | null,
+    country: string | null,
+    verdict: UpstreamVerdict | null,
+  ): MatchResult | null => {
+    if (match === null) return null;
+    const registered = verdict?.valid ? { name: verdict.name, address: verdict.address } : null;
+    const codes = verdict?.valid ? verdict.traderMatch : null;
+    return matchTrader(match, registered, codes, country ?? "", legalForms.of(country ?? ""));
+  };
+
+  /** The details to ask the member state to compare: only where it compares them (Spain). */
+  const traderFor = (match: MatchRequest | null, format: VatFormatOk): TraderDetails | null => {
+    if (match === null || !MATCHING_STATES.has(format.prefix)) return null;
+    const trader = traderDetailsOf(match);
+    return Object.keys(trader).length > 0 ? trader : null;
+  };
+
   /** One upstream call for a number, shared by every request for it that arrives meanwhile. */
   const fly = async (
     format: VatFormatOk,
+    trader: TraderDetails | null,
     authority: VatUpstream,
     budget: Budget,
     urgency: { urgent: boolean },
@@ -205,7 +255,7 @@ export function createVatService(options: VatServiceOptions): VatService {
     let report: UpstreamCallReport;
     try {
       report = await callUpstream(
-        { prefix, number },
+        trader === null ? { prefix, number } : { prefix, number, trader },
         budget,
         { ...callOptions, upstream: authority },
         { urgent: () => urgency.urgent, owner },
@@ -227,14 +277,19 @@ export function createVatService(options: VatServiceOptions): VatService {
   };
 
   const answer = (plan: UpstreamPlan, outcome: UpstreamOutcome): Omit<VatResolution, "upstream"> => {
-    const { input, format, lastKnownGood } = plan;
+    const { input, format, lastKnownGood, match, freshCopy } = plan;
+    const country = format.countryCode;
     if (outcome.kind === "verdict") {
-      const result = verdictResult(input, format, outcome, { cached: false, stale: false, warning: null });
+      const served = { cached: false, stale: false, warning: null };
+      const result = verdictResult(input, format, outcome, served, matchOf(match, country, outcome));
       return { result, fresh: true, retryAfterSeconds: null };
     }
+    // The cache's answer stands; only the member state's comparison is missing.
+    if (freshCopy !== null) return { result: freshCopy, fresh: false, retryAfterSeconds: null };
     if (outcome.code === "invalid_input") {
       const source = format.prefix === "GB" ? "uk_authority" : "vies";
-      return { result: refusedResult(input, format, source), fresh: false, retryAfterSeconds: null };
+      const result = refusedResult(input, format, source, matchOf(match, country, null));
+      return { result, fresh: false, retryAfterSeconds: null };
     }
     const message = faultMessage(outcome.code, format);
     if (lastKnownGood !== null) {
@@ -242,35 +297,51 @@ export function createVatService(options: VatServiceOptions): VatService {
         outcome.code,
         `${message}; this is the last confirmed result, checked at ${lastKnownGood.checkedAt}`,
       );
-      const result = verdictResult(input, format, lastKnownGood, { cached: true, stale: true, warning });
+      const served = { cached: true, stale: true, warning };
+      const result = verdictResult(
+        input,
+        format,
+        lastKnownGood,
+        served,
+        matchOf(match, country, lastKnownGood),
+      );
       return { result, fresh: false, retryAfterSeconds: null };
     }
-    const result = unavailableResult(input, format, componentError(outcome.code, message));
+    const error = componentError(outcome.code, message);
+    const result = unavailableResult(input, format, error, matchOf(match, country, null));
     return { result, fresh: false, retryAfterSeconds };
   };
 
   return {
-    async plan(input) {
+    async plan(input, match = null) {
       const format = checkVatFormat(input);
-      if (!format.ok) return { kind: "answered", result: rejectedResult(input, format) };
+      if (!format.ok) {
+        const result = rejectedResult(input, format, matchOf(match, format.countryCode, null));
+        return { kind: "answered", result };
+      }
       const startedAt = performance.now();
       const authority = format.prefix === "GB" ? uk : vies;
-      if (authority === null) {
-        const error = componentError("service_unavailable", UK_DISABLED_MESSAGE);
-        return { kind: "answered", result: unavailableResult(input, format, error) };
-      }
+      const unavailable = (message: string): VatPlan => {
+        const error = componentError("service_unavailable", message);
+        const result = unavailableResult(input, format, error, matchOf(match, format.countryCode, null));
+        return { kind: "answered", result };
+      };
+      if (authority === null) return unavailable(UK_DISABLED_MESSAGE);
       if (format.prefix === "GB" && !HMRC_CHECKABLE.test(format.number)) {
-        const error = componentError("service_unavailable", UK_UNCHECKABLE_MESSAGE);
-        return { kind: "answered", result: unavailableResult(input, format, error) };
+        return unavailable(UK_UNCHECKABLE_MESSAGE);
       }
       const hit = await cache.get(format.vatNumber);
       options.onCacheLookup?.(hit === null ? "miss" : hit.state === "fresh" ? "hit" : "stale");
+      const upstream = { kind: "upstream" as const, input, format, authority, match, startedAt };
       if (hit?.state === "fresh") {
         const served = { cached: true, stale: false, warning: null };
-        return { kind: "answered", result: verdictResult(input, format, hit.verdict, served) };
+        const matched = matchOf(match, format.countryCode, hit.verdict);
+        const result = verdictResult(input, format, hit.verdict, served, matched);
+        if (traderFor(match, format) === null) return { kind: "answered", result };
+        return { ...upstream, lastKnownGood: null, freshCopy: result };
       }
       const lastKnownGood = hit?.state === "stale" ? hit.verdict : null;
-      return { kind: "upstream", input, format, authority, lastKnownGood, startedAt };
+      return { ...upstream, lastKnownGood, freshCopy: null };
     },
 
     async resolve(plan, resolveOptions = {}) {
@@ -279,29 +350,28 @@ export function createVatService(options: VatServiceOptions): VatService {
       const background = resolveOptions.background === true;
       const lastKnownGood = resolveOptions.staleFallback === false ? null : plan.lastKnownGood;
       const budget = budgetFrom(plan.startedAt, background ? backgroundDeadlineMs : deadlineMs);
-      const number = format.vatNumber;
+      const trader = traderFor(plan.match, format);
+      // A call with trader details answers those details: only requests with the same ones share it.
+      const key = trader === null ? format.vatNumber : `${format.vatNumber} ${JSON.stringify(trader)}`;
       const urgency = { urgent: !background };
-      const flight = flights.run(number, () =>
-        fly(format, authority, budget, urgency, resolveOptions.owner).finally(() => {
-          if (urgencies.get(number) === urgency) urgencies.delete(number);
+      const flight = flights.run(key, () =>
+        fly(format, trader, authority, budget, urgency, resolveOptions.owner).finally(() => {
+          if (urgencies.get(key) === urgency) urgencies.delete(key);
         }),
       );
       // An interactive request that joins a background call makes it urgent for a slot.
-      if (!flight.shared) urgencies.set(number, urgency);
+      if (!flight.shared) urgencies.set(key, urgency);
       else if (!background) {
-        const joined = urgencies.get(number);
+        const joined = urgencies.get(key);
         if (joined) joined.urgent = true;
       }
       // The flight keeps to its own budget; a joiner whose budget ends sooner stops waiting, and
-      // so does an interactive request holding a last-known-good copy once it has waited `staleAfterMs`.
+      // so does an interactive request holding a copy to serve once it has waited `staleAfterMs`.
+      const copy = lastKnownGood !== null || plan.freshCopy !== null;
       const waitMs =
-        lastKnownGood === null || background
-          ? budget.remainingMs()
-          : Math.min(budget.remainingMs(), staleAfterMs);
+        !copy || background ? budget.remainingMs() : Math.min(budget.remainingMs(), staleAfterMs);
       const report =
-        flight.shared || lastKnownGood !== null
-          ? await settleWithin(flight.promise, waitMs)
-          : await flight.promise;
+        flight.shared || copy ? await settleWithin(flight.promise, waitMs) : await flight.promise;
       const timeoutCode = format.prefix === "GB" ? "service_unavailable" : "member_state_unavailable";
       const outcome = report?.outcome ?? fault(timeoutCode, "DEADLINE");
       return {

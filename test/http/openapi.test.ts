@@ -78,7 +78,24 @@ const CSV_RESPONSES = new Set(["GET /batches/{id}/items 200"]);
  * every other field is required ("Nullable means the field is present").
  */
 const MODELS: Record<string, Record<string, string>> = {
-  ValidateRequest: { "vat?": "string", "iban?": "string" },
+  // `match` and its models: issue 18 (name and address matching).
+  ValidateRequest: { "vat?": "string", "iban?": "string", "match?": "MatchRequest" },
+  MatchRequest: {
+    "name?": "string",
+    "street?": "string",
+    "postcode?": "string",
+    "city?": "string",
+    "company_type?": "string",
+  },
+  MatchResult: {
+    overall: "string",
+    "name?": "FieldMatch",
+    "street?": "FieldMatch",
+    "postcode?": "FieldMatch",
+    "city?": "FieldMatch",
+    "company_type?": "FieldMatch",
+  },
+  FieldMatch: { result: "string", by: "string|null" },
   ValidateResponse: {
     request_id: "string",
     "vat?": "VatResult",
@@ -101,6 +118,7 @@ const MODELS: Record<string, Record<string, string>> = {
     consultation_number: "string|null",
     error: "Error|null",
     warning: "Error|null",
+    match: "MatchResult|null",
   },
   IbanResult: {
     input: "string",

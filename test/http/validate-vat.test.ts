@@ -33,6 +33,7 @@ describe("POST /validate with a VAT number", () => {
       consultation_number: null,
       error: null,
       warning: null,
+      match: null,
     });
     expect(first.body.billable).toBe(true);
     expect(first.body.usage.used).toBe(1);

@@ -45,6 +45,7 @@ describe("VAT service: local rejection", () => {
           consultation_number: null,
           error: { code: format.code, message: format.message },
           warning: null,
+          match: null,
         },
         fresh: false,
         phase: "plan",
@@ -121,6 +122,7 @@ describe("VAT service: VIES verdicts", () => {
       consultation_number: null,
       error: null,
       warning: null,
+      match: null,
     } satisfies VatResult);
     expect({ fresh, retryAfterSeconds, attempts: upstream.attempts, detail: upstream.detail }).toEqual({
       fresh: true,
