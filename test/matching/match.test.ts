@@ -1,15 +1,24 @@
 import { describe, expect, test } from "bun:test";
 import { LegalForms, readLegalFormData } from "../../src/matching/legal-forms.ts";
-import { matchTrader, type Registered, traderDetailsOf } from "../../src/matching/match.ts";
+import {
+  type AuthorityCodes,
+  matchTrader,
+  type Registered,
+  traderDetailsOf,
+} from "../../src/matching/match.ts";
 import type { MatchRequest } from "../../src/matching/schema.ts";
 
 const forms = new LegalForms(readLegalFormData());
 const GITHUB: Registered = { name: "GITHUB B.V.", address: "\nVIJZELSTRAAT 00068\n1017HL AMSTERDAM\n" };
-const match = (request: MatchRequest, registered: Registered | null, codes = null as never, country = "NL") =>
-  matchTrader(request, registered, codes, country, forms.of(country));
+const match = (
+  request: MatchRequest,
+  registered: Registered | null,
+  codes: AuthorityCodes = null,
+  country = "NL",
+) => matchTrader(request, registered, codes, country, forms.of(country));
 
-const local = (result: "match" | "mismatch") => ({ result, by: "local" });
-const nobody = { result: "not_processed", by: null };
+const local = (result: "match" | "mismatch") => ({ result, by: "local" as const });
+const nobody = { result: "not_processed" as const, by: null };
 
 describe("local matching against the disclosed record", () => {
   test("every sent field compared: match overall, one entry per field sent and no other", () => {
@@ -63,8 +72,8 @@ describe("local matching against the disclosed record", () => {
   test("nothing disclosed (DE, ES), or no record at all: every field not processed", () => {
     const request = { name: "Siemens AG", postcode: "80333" };
     const expected = { overall: "not_processed", name: nobody, postcode: nobody };
-    expect(match(request, { name: null, address: null }, null as never, "DE")).toEqual(expected);
-    expect(match(request, null, null as never, "DE")).toEqual(expected);
+    expect(match(request, { name: null, address: null }, null, "DE")).toEqual(expected);
+    expect(match(request, null, null, "DE")).toEqual(expected);
   });
 });
 
@@ -75,7 +84,7 @@ describe("the member state's codes come first", () => {
       match(
         { name: "Industria de Diseño Textil, S.A.", street: "Avenida de la Diputación", city: "Arteixo" },
         es,
-        { name: "match", street: "not_processed", city: "mismatch" } as never,
+        { name: "match", street: "not_processed", city: "mismatch" },
         "ES",
       ),
     ).toEqual({
@@ -84,9 +93,11 @@ describe("the member state's codes come first", () => {
       street: nobody,
       city: { result: "mismatch", by: "authority" },
     });
-    expect(
-      match({ name: "GitLab BV", city: "Amsterdam" }, GITHUB, { name: "not_processed" } as never),
-    ).toEqual({ overall: "mismatch", name: local("mismatch"), city: local("match") });
+    expect(match({ name: "GitLab BV", city: "Amsterdam" }, GITHUB, { name: "not_processed" })).toEqual({
+      overall: "mismatch",
+      name: local("mismatch"),
+      city: local("match"),
+    });
   });
 });
 
