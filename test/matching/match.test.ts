@@ -71,7 +71,7 @@ describe("local matching against the disclosed record", () => {
 
   test("nothing disclosed (DE, ES), or no record at all: every field not processed", () => {
     const request = { name: "Siemens AG", postcode: "80333" };
-    const expected = { overall: "not_processed", name: nobody, postcode: nobody };
+    const expected = { overall: "not_processed" as const, name: nobody, postcode: nobody };
     expect(match(request, { name: null, address: null }, null, "DE")).toEqual(expected);
     expect(match(request, null, null, "DE")).toEqual(expected);
   });
