@@ -1,5 +1,6 @@
 import { afterEach } from "bun:test";
 import { createLogger, type Logger } from "../../src/kernel/log.ts";
+import type { MatchRequest } from "../../src/matching/schema.ts";
 import type { KeyValueStore } from "../../src/store/kv.ts";
 import { createMemoryStore } from "../../src/store/memory.ts";
 import { checkVatFormat } from "../../src/vat/format/check-vat-format.ts";
@@ -56,7 +57,7 @@ export type ServiceHarness = {
   /** Makes the fake report `behaviour`, lets the status TTL pass and reads the status again. */
   reportStatus(behaviour: ViesStatusBehaviour): Promise<StatusOutcome>;
   /** `plan`, then `resolve` when the plan needs the upstream: one request's VAT answer. */
-  check(input: string): Promise<Checked>;
+  check(input: string, match?: MatchRequest): Promise<Checked>;
   stop(): Promise<void>;
 };
 
@@ -71,8 +72,8 @@ function capturingLogger(): { log: Logger; logged: () => Array<Record<string, un
 }
 
 /** Answers a check the way a caller does; the plan's answer is reported like a resolution. */
-export async function checkWith(service: VatService, input: string): Promise<Checked> {
-  const plan = await service.plan(input);
+export async function checkWith(service: VatService, input: string, match?: MatchRequest): Promise<Checked> {
+  const plan = await service.plan(input, match);
   if (plan.kind === "upstream") return { ...(await service.resolve(plan)), phase: "resolve" };
   return {
     result: plan.result,
@@ -136,7 +137,7 @@ export async function startServiceHarness(options: HarnessOptions = {}): Promise
       clock.advance(DEFAULT_STATUS_TTL_SECONDS * 1000);
       return status.get();
     },
-    check: (input) => checkWith(service, input),
+    check: (input, match) => checkWith(service, input, match),
     async stop() {
       await vies.stop();
       await hmrc?.stop();
