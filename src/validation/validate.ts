@@ -67,14 +67,14 @@ export async function validate(
   request: ValidateRequest,
   requestId: string,
 ): Promise<ValidationOutcome> {
-  if (request.vat === undefined && request.iban === undefined) {
-    throw new ApiError("invalid_request", "send `vat`, `iban`, or both, as strings");
-  }
   if (request.match !== undefined && request.vat === undefined) {
     throw new ApiError(
       "invalid_request",
       "`match` is compared with the record of a VAT number: send `vat` with it",
     );
+  }
+  if (request.vat === undefined && request.iban === undefined) {
+    throw new ApiError("invalid_request", "send `vat`, `iban`, or both, as strings");
   }
   const match = request.match ?? null;
   const iban: IbanResult | undefined =

@@ -414,6 +414,7 @@ describe("validation records", () => {
       checked_at: fresh.body.vat?.checked_at,
       consultation_number: fresh.body.vat?.consultation_number,
       source: "vies",
+      match: null,
     });
     const hit = await harness.validate<ValidateResponse>(secret, { vat: "NL004495445B01" });
     expect(hit.body.vat?.cached).toBe(true);

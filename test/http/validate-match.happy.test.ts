@@ -1,0 +1,106 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
+import type { ValidateResponse } from "../../src/http/schemas.ts";
+import type { ValidationRecord } from "../../src/validation/records.ts";
+import { type Harness, startHarness } from "../support/harness.ts";
+
+const HOUR = 60 * 60 * 1000;
+
+let harness: Harness;
+beforeAll(async () => {
+  harness = await startHarness();
+});
+beforeEach(() => harness.vies.reset());
+afterAll(() => harness.close());
+
+const local = (result: "match" | "mismatch") => ({ result, by: "local" });
+const nobody = { result: "not_processed", by: null };
+
+describe("POST /validate with `match`", () => {
+  test("compared with the disclosed name and address; billed once as a fresh check; the record keeps what was matched", async () => {
+    const { secret, keyId } = await harness.createKey("pro");
+    const match = {
+      name: "GitHub BV",
+      street: "Vijzelstraat 68",
+      postcode: "1017 HL",
+      city: "Amsterdam",
+      company_type: "B.V.",
+    };
+    const first = await harness.validate<ValidateResponse>(secret, { vat: "NL854265259B01", match });
+    const expected = {
+      overall: "match",
+      name: local("match"),
+      street: local("match"),
+      postcode: local("match"),
+      city: local("match"),
+      company_type: local("match"),
+    };
+    expect({ status: first.status, billable: first.body.billable, match: first.body.vat?.match }).toEqual({
+      status: 200,
+      billable: true,
+      match: expected,
+    });
+    expect(first.body.usage.used).toBe(1);
+    const record = await harness.request<ValidationRecord>("GET", `/validations/${first.body.request_id}`, {
+      key: secret,
+    });
+    expect(record.body).toMatchObject({
+      key_id: keyId,
+      vat_number: "NL854265259B01",
+      name: "GITHUB B.V.",
+      match: { sent: match, result: expected },
+    });
+
+    // The cached answer is matched the same way, and is not billed.
+    harness.clock.advance(HOUR);
+    const other = { vat: "NL854265259B01", match: { name: "GitLab B.V.", city: "Amsterdam" } };
+    const second = await harness.validate<ValidateResponse>(secret, other);
+    expect({
+      billable: second.body.billable,
+      cached: second.body.vat?.cached,
+      match: second.body.vat?.match,
+    }).toEqual({
+      billable: false,
+      cached: true,
+      match: { overall: "mismatch", name: local("mismatch"), city: local("match") },
+    });
+    expect(second.body.usage.used).toBe(1);
+    expect(harness.vies.calls.total).toBe(1);
+  });
+
+  test("beside an IBAN: one unit at most", async () => {
+    const { secret } = await harness.createKey("pro");
+    const response = await harness.validate<ValidateResponse>(secret, {
+      vat: "BE0244142664",
+      iban: "NL91ABNA0417164300",
+      match: { name: "VRT", street: "Auguste Reyerslaan 52", city: "Schaerbeek" },
+    });
+    expect({
+      status: response.status,
+      billable: response.body.billable,
+      used: response.body.usage.used,
+      match: response.body.vat?.match,
+      iban: response.body.iban?.valid,
+    }).toEqual({
+      status: 200,
+      billable: true,
+      used: 1,
+      match: { overall: "match", name: local("match"), street: local("match"), city: local("match") },
+      iban: true,
+    });
+  });
+
+  test("a state that discloses nothing (DE): not processed, by nobody", async () => {
+    const { secret } = await harness.createKey("pro");
+    const response = await harness.validate<ValidateResponse>(secret, {
+      vat: "DE811569869",
+      match: { name: "Acme GmbH", postcode: "10115" },
+    });
+    expect(response.body.vat?.match).toEqual({ overall: "not_processed", name: nobody, postcode: nobody });
+  });
+
+  test("without `match`, `match` is null", async () => {
+    const { secret } = await harness.createKey("pro");
+    const response = await harness.validate<ValidateResponse>(secret, { vat: "NL854265259B01" });
+    expect(response.body.vat?.match).toBeNull();
+  });
+});
