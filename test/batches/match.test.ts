@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { parseCsv } from "../../src/batches/csv.ts";
 import type { Batch } from "../../src/batches/schema.ts";
+import type { MatchResult } from "../../src/matching/schema.ts";
 import type { ValidationRecord } from "../../src/validation/records.ts";
 import { allItems, createBatch, sendTo, waitForBatch } from "../support/batches.ts";
 import { type Harness, startHarness } from "../support/harness.ts";
@@ -16,7 +17,9 @@ async function keyed() {
   return { ...key, send: sendTo(harness, key.secret) };
 }
 
-const local = (result: "match" | "mismatch") => ({ result, by: "local" });
+const local = (result: "match" | "mismatch") => ({ result, by: "local" }) as const;
+/** A match result as the service gives it (typed, for comparing). */
+const matched = (result: MatchResult) => result;
 
 describe("batch items with `match`", () => {
   test("JSON: each item matched as /validate matches it; the fresh one's record keeps what was matched", async () => {
@@ -32,8 +35,8 @@ describe("batch items with `match`", () => {
     expect(batch.counts).toMatchObject({ total: 3, done: 3, failed: 0 });
     const items = await allItems(send, created.id);
     expect(items.map((item) => item.vat?.match ?? null)).toEqual([
-      { overall: "partial", name: local("match"), city: local("mismatch") },
-      { overall: "match", street: local("match") },
+      matched({ overall: "partial", name: local("match"), city: local("mismatch") }),
+      matched({ overall: "match", street: local("match") }),
       null,
     ]);
     const record = await harness.request<ValidationRecord>("GET", `/validations/${created.id}.0`, {
@@ -41,7 +44,7 @@ describe("batch items with `match`", () => {
     });
     expect(record.body.match).toEqual({
       sent: { name: "GitHub BV", city: "Rotterdam" },
-      result: { overall: "partial", name: local("match"), city: local("mismatch") },
+      result: matched({ overall: "partial", name: local("match"), city: local("mismatch") }),
     });
   });
 
@@ -57,8 +60,8 @@ describe("batch items with `match`", () => {
     const batch = await waitForBatch(send, ((await response.json()) as Batch).id);
     const items = await allItems(send, batch.id);
     expect(items.map((item) => item.vat?.match ?? null)).toEqual([
-      { overall: "match", name: local("match"), postcode: local("match") },
-      { overall: "match", city: local("match") },
+      matched({ overall: "match", name: local("match"), postcode: local("match") }),
+      matched({ overall: "match", city: local("match") }),
       null,
     ]);
     const page = await send("GET", `/batches/${batch.id}/items`, { headers: { accept: "text/csv" } });

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
 import type { ValidateResponse } from "../../src/http/schemas.ts";
+import type { MatchResult } from "../../src/matching/schema.ts";
 import type { ValidationRecord } from "../../src/validation/records.ts";
 import { type Harness, startHarness } from "../support/harness.ts";
 
@@ -12,8 +13,10 @@ beforeAll(async () => {
 beforeEach(() => harness.vies.reset());
 afterAll(() => harness.close());
 
-const local = (result: "match" | "mismatch") => ({ result, by: "local" });
-const nobody = { result: "not_processed", by: null };
+const local = (result: "match" | "mismatch") => ({ result, by: "local" }) as const;
+const nobody = { result: "not_processed", by: null } as const;
+/** A match result as the service gives it (typed, for comparing). */
+const matched = (result: MatchResult) => result;
 
 describe("POST /validate with `match`", () => {
   test("compared with the disclosed name and address; billed once as a fresh check; the record keeps what was matched", async () => {
@@ -26,14 +29,14 @@ describe("POST /validate with `match`", () => {
       company_type: "B.V.",
     };
     const first = await harness.validate<ValidateResponse>(secret, { vat: "NL854265259B01", match });
-    const expected = {
+    const expected = matched({
       overall: "match",
       name: local("match"),
       street: local("match"),
       postcode: local("match"),
       city: local("match"),
       company_type: local("match"),
-    };
+    });
     expect({ status: first.status, billable: first.body.billable, match: first.body.vat?.match }).toEqual({
       status: 200,
       billable: true,
@@ -61,7 +64,7 @@ describe("POST /validate with `match`", () => {
     }).toEqual({
       billable: false,
       cached: true,
-      match: { overall: "mismatch", name: local("mismatch"), city: local("match") },
+      match: matched({ overall: "mismatch", name: local("mismatch"), city: local("match") }),
     });
     expect(second.body.usage.used).toBe(1);
     expect(harness.vies.calls.total).toBe(1);
@@ -84,7 +87,12 @@ describe("POST /validate with `match`", () => {
       status: 200,
       billable: true,
       used: 1,
-      match: { overall: "match", name: local("match"), street: local("match"), city: local("match") },
+      match: matched({
+        overall: "match",
+        name: local("match"),
+        street: local("match"),
+        city: local("match"),
+      }),
       iban: true,
     });
   });
@@ -95,7 +103,9 @@ describe("POST /validate with `match`", () => {
       vat: "DE811569869",
       match: { name: "Acme GmbH", postcode: "10115" },
     });
-    expect(response.body.vat?.match).toEqual({ overall: "not_processed", name: nobody, postcode: nobody });
+    expect(response.body.vat?.match).toEqual(
+      matched({ overall: "not_processed", name: nobody, postcode: nobody }),
+    );
   });
 
   test("without `match`, `match` is null", async () => {
