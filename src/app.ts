@@ -95,7 +95,7 @@ export function buildApp(deps: AppDeps) {
         detail: {
           summary: "Validate a VAT number and/or an IBAN",
           description:
-            "200 whenever at least one component produced a definitive answer; otherwise the status of the first component error.",
+            "200 whenever at least one component produced a definitive answer; otherwise the status of the first component error. With `vat`, `match` asks whether the registered name and address are the ones you were given: the answer's `vat.match` says so per field, by the member state (`authority`) or compared here (`local`).",
           security: [{ ApiKey: [] }],
           requestBody: jsonRequestBody("ValidateRequest"),
           responses: {
@@ -106,7 +106,7 @@ export function buildApp(deps: AppDeps) {
             },
             400: {
               description:
-                "Malformed body, or no component could be answered because of its input: `invalid_request`, `invalid_format`, `invalid_country`, `invalid_length`",
+                "Malformed body (a `match` without `vat`, or with a field it does not take, included), or no component could be answered because of its input: `invalid_request`, `invalid_format`, `invalid_country`, `invalid_length`",
               headers: AFTER_AUTHENTICATION,
             },
             401: KEYED_ROUTE_RESPONSES[401],

@@ -8,7 +8,7 @@ import {
 import { IbanResultSchema } from "../iban/schema.ts";
 import { ErrorResponseSchema, ErrorSchema } from "../kernel/errors.ts";
 import {
-  FieldVerdictSchema,
+  FieldMatchSchema,
   MatchRecordSchema,
   MatchRequestSchema,
   MatchResultSchema,
@@ -34,7 +34,7 @@ export const models = {
   VatResult: VatResultSchema,
   MatchRequest: MatchRequestSchema,
   MatchResult: MatchResultSchema,
-  FieldMatch: FieldVerdictSchema,
+  FieldMatch: FieldMatchSchema,
   MatchRecord: MatchRecordSchema,
   UsageBlock: UsageBlockSchema,
   Usage: UsageSchema,

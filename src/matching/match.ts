@@ -4,7 +4,7 @@ import { citySimilarity, samePostcode, streetSimilarity } from "./address-simila
 import { type CountryLegalForms, sameLegalForm } from "./legal-forms.ts";
 import { nameSimilarity } from "./name-similarity.ts";
 import {
-  type FieldVerdict,
+  type FieldMatch,
   MATCH_FIELDS,
   type MatchField,
   type MatchRequest,
@@ -112,7 +112,7 @@ export function fieldSimilarity(
  * not (without a compared name, when no compared field matched), `not_processed` when nothing
  * was compared, `partial` otherwise.
  */
-function overallOf(fields: Partial<Record<MatchField, FieldVerdict>>): MatchResult["overall"] {
+function overallOf(fields: Partial<Record<MatchField, FieldMatch>>): MatchResult["overall"] {
   const compared = Object.entries(fields).filter(([, field]) => field.result !== "not_processed");
   if (compared.length === 0) return "not_processed";
   if (compared.every(([, field]) => field.result === "match")) return "match";
@@ -136,7 +136,7 @@ export function matchTrader(
   forms: CountryLegalForms,
 ): MatchResult {
   const address = addressOf(registered, country);
-  const fields: Partial<Record<MatchField, FieldVerdict>> = {};
+  const fields: Partial<Record<MatchField, FieldMatch>> = {};
   for (const field of MATCH_FIELDS) {
     const given = request[field];
     if (given === undefined) continue;

@@ -34,7 +34,7 @@ export type MatchRequest = Static<typeof MatchRequestSchema>;
 export const FIELD_RESULTS = ["match", "mismatch", "not_processed"] as const;
 export type FieldResult = (typeof FIELD_RESULTS)[number];
 
-export const FieldVerdictSchema = t.Object(
+export const FieldMatchSchema = t.Object(
   {
     result: stringEnum(FIELD_RESULTS, {
       description: "`not_processed`: nothing to compare it with (not disclosed, or not understood)",
@@ -46,7 +46,7 @@ export const FieldVerdictSchema = t.Object(
   },
   { title: "FieldMatch", examples: [{ result: "match", by: "local" }] },
 );
-export type FieldVerdict = Static<typeof FieldVerdictSchema>;
+export type FieldMatch = Static<typeof FieldMatchSchema>;
 
 export const OVERALL_RESULTS = ["match", "partial", "mismatch", "not_processed"] as const;
 
@@ -56,11 +56,11 @@ export const MatchResultSchema = t.Object(
       description:
         "`match`: every compared field matched; `mismatch`: the name did not (without a compared name: no compared field did); `not_processed`: nothing could be compared; `partial` otherwise",
     }),
-    name: t.Optional(FieldVerdictSchema),
-    street: t.Optional(FieldVerdictSchema),
-    postcode: t.Optional(FieldVerdictSchema),
-    city: t.Optional(FieldVerdictSchema),
-    company_type: t.Optional(FieldVerdictSchema),
+    name: t.Optional(FieldMatchSchema),
+    street: t.Optional(FieldMatchSchema),
+    postcode: t.Optional(FieldMatchSchema),
+    city: t.Optional(FieldMatchSchema),
+    company_type: t.Optional(FieldMatchSchema),
   },
   {
     title: "MatchResult",
