@@ -3,6 +3,7 @@ import type { ValidateResponse } from "../../src/http/schemas.ts";
 import type { MatchResult } from "../../src/matching/schema.ts";
 import type { ValidationRecord } from "../../src/validation/records.ts";
 import { type Harness, startHarness } from "../support/harness.ts";
+import { wellFormedNumbers } from "../vat/service-harness.ts";
 
 const HOUR = 60 * 60 * 1000;
 
@@ -112,5 +113,62 @@ describe("POST /validate with `match`", () => {
     const { secret } = await harness.createKey("pro");
     const response = await harness.validate<ValidateResponse>(secret, { vat: "NL854265259B01" });
     expect(response.body.vat?.match).toBeNull();
+  });
+});
+
+/** A Spanish number of its own for each test (the cache outlives a test), registered with the fake. */
+function spanishNumber(from: number): string {
+  const [number] = wellFormedNumbers("ESB", from, 1) as [string];
+  harness.vies.addNumber("ES", number.slice(2), { valid: true });
+  return number;
+}
+
+describe("POST /validate with `match` for a Spanish number (Spain compares details itself)", () => {
+  test("goes past the cache to the member state: a fresh check, billed one unit", async () => {
+    const vat = spanishNumber(10_000_000);
+    const other = await harness.createKey("pro");
+    expect((await harness.validate(other.secret, { vat })).status).toBe(200);
+    const { secret } = await harness.createKey("pro");
+    const response = await harness.validate<ValidateResponse>(secret, {
+      vat,
+      match: { name: "Rodrisa Automoviles", city: "Madrid" },
+    });
+    expect({
+      billable: response.body.billable,
+      used: response.body.usage.used,
+      cached: response.body.vat?.cached,
+      calls: harness.vies.calls.total,
+    }).toEqual({ billable: true, used: 1, cached: false, calls: 2 });
+  });
+
+  test("with the quota used up: the cached answer, matched here, unbilled", async () => {
+    const vat = spanishNumber(20_000_000);
+    const other = await harness.createKey("pro");
+    expect((await harness.validate(other.secret, { vat })).status).toBe(200);
+    const { secret } = await harness.createKey("pro", { quota: 1 });
+    expect(
+      (await harness.validate<ValidateResponse>(secret, { iban: "NL91ABNA0417164300" })).body.billable,
+    ).toBe(true);
+    const response = await harness.validate<ValidateResponse>(secret, {
+      vat,
+      match: { name: "Rodrisa Automoviles" },
+    });
+    expect({
+      status: response.status,
+      billable: response.body.billable,
+      used: response.body.usage.used,
+      cached: response.body.vat?.cached,
+      valid: response.body.vat?.valid,
+      match: response.body.vat?.match,
+      calls: harness.vies.calls.total,
+    }).toEqual({
+      status: 200,
+      billable: false,
+      used: 1,
+      cached: true,
+      valid: true,
+      match: matched({ overall: "not_processed", name: nobody }),
+      calls: 1,
+    });
   });
 });
