@@ -12,7 +12,7 @@ import { createHash } from "node:crypto";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { parseCsv } from "../src/batches/csv.ts";
+import { csvRecords } from "../src/batches/csv.ts";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const ELF_FILE = "registry/sources/gleif-elf/2023-09-28-elf-code-list-v1.5.csv";
@@ -74,8 +74,11 @@ function add(forms: Forms, country: string, code: string, designations: string[]
   for (const designation of designations) if (usable(designation)) set.add(designation);
 }
 
+/** Bounds generous for the list: 16 columns, names of a few hundred characters. */
+const ELF_CSV_LIMITS = { maxFields: 64, maxRecordLength: 8192 };
+
 function readElf(text: string, countries: ReadonlySet<string>): Forms {
-  const [header, ...rows] = parseCsv(text);
+  const [header, ...rows] = [...csvRecords(text, ELF_CSV_LIMITS)];
   if (!header) throw new Error(`${ELF_FILE} is empty`);
   const index = Object.fromEntries(
     Object.entries(COLUMNS).map(([key, name]) => {

@@ -7,7 +7,8 @@ const isMatchField = (key: string): key is MatchField => (MATCH_FIELDS as readon
 
 /**
  * A `match` object as a request or a batch item sends it, checked: an object of known fields
- * whose values are strings of at most 200 characters without NUL; blank ones count as not
+ * whose values are strings of at most 200 characters, without NUL or lone surrogates (they are
+ * stored); blank ones count as not
  * sent, and at least one must be left. Unknown fields are refused rather than ignored: a
  * misspelt field would otherwise go unmatched without a word. `where` prefixes the messages.
  */
@@ -23,6 +24,10 @@ export function readMatchRequest(value: unknown, where = ""): MatchRequest {
     }
     if (typeof given !== "string") throw refuse(`${prefix}\`match.${key}\` must be a string`);
     if (given.includes("\u0000")) throw refuse(`${prefix}\`match.${key}\` must not contain a NUL character`);
+    // Stored as jsonb, which holds Unicode: half of a UTF-16 pair alone (`"\ud800"`) is not.
+    if (!given.isWellFormed()) {
+      throw refuse(`${prefix}\`match.${key}\` must not contain a lone UTF-16 surrogate (\\ud800–\\udfff)`);
+    }
     if (given.length > MATCH_VALUE_MAX_LENGTH) {
       throw refuse(
         `${prefix}\`match.${key}\` must be at most ${MATCH_VALUE_MAX_LENGTH} characters, got ${given.length}`,

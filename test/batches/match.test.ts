@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { parseCsv } from "../../src/batches/csv.ts";
+import { csvRecords } from "../../src/batches/csv.ts";
 import type { Batch } from "../../src/batches/schema.ts";
 import type { MatchResult } from "../../src/matching/schema.ts";
 import type { ValidationRecord } from "../../src/validation/records.ts";
@@ -65,7 +65,9 @@ describe("batch items with `match`", () => {
       null,
     ]);
     const page = await send("GET", `/batches/${batch.id}/items`, { headers: { accept: "text/csv" } });
-    const [header = [], ...rows] = parseCsv(await page.text());
+    const [header = [], ...rows] = [
+      ...csvRecords(await page.text(), { maxFields: 64, maxRecordLength: 4096 }),
+    ];
     const columns = [
       "vat_match",
       "vat_match_name",
@@ -102,6 +104,12 @@ describe("batch items with a `match` it cannot use: the whole batch is refused, 
       "application/json",
       JSON.stringify({ items: [{ vat: "NL854265259B01", match: "GitHub" }] }),
       "item 0: `match` must be an object with any of name, street, postcode, city, company_type",
+    ],
+    [
+      "JSON, a lone surrogate",
+      "application/json",
+      JSON.stringify({ items: [{ vat: "NL854265259B01", match: { name: "Git\udfffHub" } }] }),
+      "item 0: `match.name` must not contain a lone UTF-16 surrogate (\\ud800–\\udfff)",
     ],
     [
       "CSV, too long",

@@ -57,6 +57,11 @@ describe("POST /validate with a `match` it cannot use", () => {
       { vat: "NL854265259B01", match: { name: "Git\u0000Hub" } },
       "`match.name` must not contain a NUL character",
     ],
+    [
+      "a lone surrogate",
+      { vat: "NL854265259B01", match: { city: "Amsterdam\ud800" } },
+      "`match.city` must not contain a lone UTF-16 surrogate (\\ud800–\\udfff)",
+    ],
   ])("%s → 400 invalid_request, nothing asked upstream, nothing counted", async (_, body, message) => {
     harness.vies.reset();
     const before = (await harness.request("GET", "/usage", { key })).body;

@@ -37,6 +37,9 @@ describe("a match request is refused, naming what is wrong", () => {
       "`match.street` must be at most 200 characters, got 201",
     );
     expect(refusal({ name: "Git\u0000Hub" }).message).toBe("`match.name` must not contain a NUL character");
+    expect(refusal(JSON.parse('{"city": "Amsterdam\\ud800"}')).message).toBe(
+      "`match.city` must not contain a lone UTF-16 surrogate (\\ud800–\\udfff)",
+    );
   });
 
   test("nothing left to match: empty, or only blank values", () => {
