@@ -125,7 +125,7 @@ export interface paths {
         put?: never;
         /**
          * Validate a VAT number and/or an IBAN
-         * @description 200 whenever at least one component produced a definitive answer; otherwise the status of the first component error.
+         * @description 200 whenever at least one component produced a definitive answer; otherwise the status of the first component error. With `vat`, `match` asks whether the registered name and address are the ones you were given: the answer's `vat.match` says so per field, by the member state (`authority`) or compared here (`local`).
          */
         post: operations["postValidate"];
         delete?: never;
@@ -216,11 +216,13 @@ export interface components {
         };
         /**
          * BatchItemInput
-         * @description send `vat`, `iban`, or both
+         * @description send `vat`, `iban`, or both; `match` with `vat` only. In CSV, the columns `match_name`, `match_street`, `match_postcode`, `match_city` and `match_company_type` make up `match`
          */
         BatchItemInput: {
             /** @description IBAN, with or without spaces */
             iban?: string;
+            /** @description details to compare with the registered name and address: at least one, each at most 200 characters; a blank one counts as not sent */
+            match?: components["schemas"]["MatchRequest"];
             /** @description your own identifier of the item (a customer id, say), returned with its result */
             reference?: string;
             /** @description VAT number with its 2-letter country prefix */
@@ -248,6 +250,25 @@ export interface components {
         /** ErrorResponse */
         ErrorResponse: {
             error: components["schemas"]["Error"];
+        };
+        /**
+         * FieldMatch
+         * @example {
+         *       "result": "match",
+         *       "by": "local"
+         *     }
+         */
+        FieldMatch: {
+            /**
+             * @description `authority`: the member state compared it (VIES approximate matching); `local`: this service compared it with the registered name and address; null when nobody could
+             * @enum {string|null}
+             */
+            by: "authority" | "local" | null;
+            /**
+             * @description `not_processed`: nothing to compare it with (not disclosed, or not understood)
+             * @enum {string}
+             */
+            result: "match" | "mismatch" | "not_processed";
         };
         /** Health */
         Health: {
@@ -292,6 +313,73 @@ export interface components {
             source: "offline";
             /** @description checksum, length and structure all pass; false for malformed input */
             valid: boolean | null;
+        };
+        /**
+         * MatchRecord
+         * @description the details sent to be matched, and how they compared
+         */
+        MatchRecord: {
+            /** @description how the details sent in `match` compare with the authority's record: `overall`, and one entry per field that was sent */
+            result: components["schemas"]["MatchResult"];
+            /** @description details to compare with the registered name and address: at least one, each at most 200 characters; a blank one counts as not sent */
+            sent: components["schemas"]["MatchRequest"];
+        };
+        /**
+         * MatchRequest
+         * @description details to compare with the registered name and address: at least one, each at most 200 characters; a blank one counts as not sent
+         * @example {
+         *       "name": "GitHub BV",
+         *       "street": "Vijzelstraat 68",
+         *       "postcode": "1017 HL",
+         *       "city": "Amsterdam"
+         *     }
+         */
+        MatchRequest: {
+            /** @description city or town */
+            city?: string;
+            /** @description legal form (`GmbH`, `S.A.`, `Sp. z o.o.`…), or a VIES company-type code such as `ES-1` */
+            company_type?: string;
+            /** @description the company's name as you were given it */
+            name?: string;
+            /** @description postal code */
+            postcode?: string;
+            /** @description street and house number */
+            street?: string;
+        };
+        /**
+         * MatchResult
+         * @description how the details sent in `match` compare with the authority's record: `overall`, and one entry per field that was sent
+         * @example {
+         *       "overall": "partial",
+         *       "name": {
+         *         "result": "match",
+         *         "by": "local"
+         *       },
+         *       "street": {
+         *         "result": "match",
+         *         "by": "local"
+         *       },
+         *       "postcode": {
+         *         "result": "match",
+         *         "by": "local"
+         *       },
+         *       "city": {
+         *         "result": "mismatch",
+         *         "by": "local"
+         *       }
+         *     }
+         */
+        MatchResult: {
+            city?: components["schemas"]["FieldMatch"];
+            company_type?: components["schemas"]["FieldMatch"];
+            name?: components["schemas"]["FieldMatch"];
+            /**
+             * @description `match`: every compared field matched; `mismatch`: the name did not (without a compared name: no compared field did); `not_processed`: nothing could be compared; `partial` otherwise
+             * @enum {string}
+             */
+            overall: "match" | "partial" | "mismatch" | "not_processed";
+            postcode?: components["schemas"]["FieldMatch"];
+            street?: components["schemas"]["FieldMatch"];
         };
         /** Usage */
         Usage: {
@@ -341,11 +429,27 @@ export interface components {
         };
         /**
          * ValidateRequest
-         * @description send `vat`, `iban`, or both
+         * @description send `vat`, `iban`, or both; with `vat`, `match` asks whether the number's registered name and address are the ones you were given
+         * @example {
+         *       "vat": "NL854265259B01"
+         *     }
+         * @example {
+         *       "vat": "NL854265259B01",
+         *       "match": {
+         *         "name": "GitHub BV",
+         *         "city": "Amsterdam"
+         *       }
+         *     }
+         * @example {
+         *       "vat": "DE811569869",
+         *       "iban": "DE89 3704 0044 0532 0130 00"
+         *     }
          */
         ValidateRequest: {
             /** @description IBAN, with or without spaces */
             iban?: string;
+            /** @description details to compare with the registered name and address: at least one, each at most 200 characters; a blank one counts as not sent */
+            match?: components["schemas"]["MatchRequest"];
             /** @description VAT number with its 2-letter country prefix */
             vat?: string;
         } & {
@@ -376,6 +480,8 @@ export interface components {
             /** @description the authority's consultation reference; present when the deployment sends its requester VAT number */
             consultation_number: string | null;
             key_id: string;
+            /** @description the details sent to be matched, and how they compared */
+            match: components["schemas"]["MatchRecord"] | null;
             /** @description registered name, as the authority gave it */
             name: string | null;
             /** @description the request_id of the /validate answer, or `{batch_id}.{index}` for a batch item */
@@ -405,6 +511,8 @@ export interface components {
             error: components["schemas"]["Error"] | null;
             /** @description the value as sent */
             input: string;
+            /** @description how the details sent in `match` compare with the authority's record: `overall`, and one entry per field that was sent */
+            match: components["schemas"]["MatchResult"] | null;
             /** @description registered name; null when the member state does not disclose it */
             name: string | null;
             /** @description vies, uk_authority, syntax (rejected locally by the format check), or null */
@@ -1073,7 +1181,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        /** @description send `vat`, `iban`, or both */
+        /** @description send `vat`, `iban`, or both; with `vat`, `match` asks whether the number's registered name and address are the ones you were given */
         requestBody: {
             content: {
                 "application/json": components["schemas"]["ValidateRequest"];
@@ -1103,7 +1211,7 @@ export interface operations {
                     "application/json": components["schemas"]["ValidateResponse"];
                 };
             };
-            /** @description Malformed body, or no component could be answered because of its input: `invalid_request`, `invalid_format`, `invalid_country`, `invalid_length` */
+            /** @description Malformed body (a `match` without `vat`, or with a field it does not take, included), or no component could be answered because of its input: `invalid_request`, `invalid_format`, `invalid_country`, `invalid_length` */
             400: {
                 headers: {
                     /** @description gateway calls only: `Validations=1` when the request was billed, `Validations=0` otherwise */
