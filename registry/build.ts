@@ -11,6 +11,7 @@ import { copyFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } fro
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type BankRow, readBankFile, selectBanks } from "./banks.ts";
+import { buildGermanBanks, IBANDIT } from "./germany.ts";
 import { type CountryStructure, combineStructures, mergeSchwifty } from "./structures.ts";
 import { parseSwiftRegistry } from "./swift-registry.ts";
 
@@ -73,17 +74,27 @@ function main(): void {
     new Set(Object.keys(BANK_CODES_PER_COUNTRY)),
   );
   const perCountry = checkBanks(banks, structures);
+  const germany = buildGermanBanks(
+    banks.filter((bank) => bank.country === "DE").map((bank) => bank.code),
+    readJson(join(sourceDir, "schwifty-registry", "bank_registry", "generated_de.json")),
+    readFileSync(join(root, "registry", "sources", "ibandit", "german_iban_rules.yml")),
+  );
 
   const version = `swift-r${SOURCES.swift.release}+schwifty-${SOURCES.schwifty.commit.slice(0, 8)} (bank data ${SOURCES.schwifty.date})`;
   mkdirSync(outDir, { recursive: true });
   writeFileSync(join(outDir, "iban-structures.json"), structuresJson(structures));
   writeFileSync(join(outDir, "banks.tsv"), banksTsv(banks));
+  writeFileSync(join(outDir, "de-banks.tsv"), germany.tsv);
   writeFileSync(
     join(outDir, "version.json"),
     `${JSON.stringify(
       {
         version,
-        sources: { ...SOURCES, swift: { ...SOURCES.swift, copySha256: sha256(swiftBytes) } },
+        sources: {
+          ...SOURCES,
+          swift: { ...SOURCES.swift, copySha256: sha256(swiftBytes) },
+          ibandit: IBANDIT,
+        },
         counts: {
           countries: Object.keys(structures).length,
           swift: split.swift,
@@ -106,6 +117,8 @@ function main(): void {
   console.log(`bank codes ${banks.length} in ${Object.keys(perCountry).length} countries`);
   console.log(`source disagreements (${disagreements.length}):`);
   for (const line of disagreements) console.log(`  ${line}`);
+  console.log(`German banks ${germany.rows.length}, notes (${germany.notes.length}):`);
+  for (const line of germany.notes) console.log(`  ${line}`);
 }
 
 function checkProvenance(provenance: string): void {

@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
-import { type BankTable, parseBanksTsv } from "./bank-directory.ts";
+import { type BankTable, bankKey, findBank, parseBanksTsv } from "./bank-directory.ts";
+import { type GermanBankData, parseGermanBanksTsv } from "./national/germany/bank-data.ts";
 
 /** A span of the BBAN, 0-based, end exclusive. */
 export type Span = readonly [start: number, end: number];
@@ -25,12 +26,15 @@ export interface IbanRegistry {
   formats: ReadonlyMap<string, CountryFormat>;
   /** Sorted bank tables of the countries that have bank data. */
   banks: ReadonlyMap<string, BankTable>;
+  /** Check method and IBAN rule of each German bank in `banks`. */
+  germany: GermanBankData;
 }
 
 /** The committed registry files, as text. */
 export interface IbanRegistryFiles {
   structures: string;
   banks: string;
+  germany: string;
   version: string;
 }
 
@@ -42,6 +46,7 @@ export function readIbanRegistryFiles(dir: URL = DATA_DIR): IbanRegistryFiles {
   return {
     structures: read("iban-structures.json"),
     banks: read("banks.tsv"),
+    germany: read("de-banks.tsv"),
     version: read("version.json"),
   };
 }
@@ -67,7 +72,24 @@ export function parseIbanRegistry(files: IbanRegistryFiles): IbanRegistry {
       );
     }
   }
-  return { version, formats, banks };
+  const germany = parseGermanBanksTsv(files.germany);
+  checkGermanBanks(germany, banks.get("DE"));
+  return { version, formats, banks, germany };
+}
+
+/** The German banks of de-banks.tsv must be exactly those of banks.tsv. */
+function checkGermanBanks(germany: GermanBankData, table: BankTable | undefined): void {
+  const listed = table?.keys.length ?? 0;
+  for (const code of germany.banks.keys()) {
+    if (!table || !findBank(table, bankKey(code))) {
+      throw new Error(`registry: de-banks.tsv has ${code}, which banks.tsv does not list`);
+    }
+  }
+  if (germany.banks.size !== listed) {
+    throw new Error(
+      `registry: ${germany.banks.size} banks in de-banks.tsv, ${listed} German banks in banks.tsv`,
+    );
+  }
 }
 
 function checkFormat(code: string, format: CountryFormat): void {

@@ -56,6 +56,7 @@ describe("registry consistency checks at load", () => {
   const files = (structure: object, banks = HEADER) => ({
     structures: JSON.stringify({ QX: structure }),
     banks,
+    germany: "bank_code\tcheck_method\tiban_rule\n",
     version: JSON.stringify({ version: "test" }),
   });
 
