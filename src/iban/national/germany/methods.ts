@@ -152,8 +152,6 @@ function significantDigits(account: string): number {
   return 11 - position;
 }
 
-const noCheck: Method = () => NO_CHECK;
-
 /** Method 13: sub-account left off ("00"), then the number sits two places further right. */
 const method13: Method = (account) =>
   verdict(holds(account, C13) || (number(account, 1, 2) === 0 && holds(account, C13_SHIFTED)));
@@ -424,7 +422,7 @@ const METHODS: ReadonlyMap<string, Method> = new Map<string, Method>([
   ["05", single(C05)],
   ["06", single(C06)],
   ["08", (account) => (number(account, 1, 10) < 60000 ? NO_CHECK : verdict(holds(account, C00)))],
-  ["09", noCheck],
+  ["09", () => NO_CHECK],
   ["10", single(C10)],
   ["11", single(C11)],
   ["13", method13],
@@ -531,7 +529,8 @@ export const GERMAN_CHECK_METHODS: readonly string[] = [...METHODS.keys()].sort(
  * `account` is the 10-digit, zero-padded Kontonummer (as in the IBAN); `bankCode` the 8-digit BLZ, which
  * methods B6 and C0 read. `not_applicable` for a method that defines no check digit for this account
  * (method 09, or the ranges some methods exempt) and for a method code not implemented here; `failed`
- * for anything else that does not hold, including an account that is not 10 digits or is all zeros.
+ * for anything else that does not hold, and under every method for an account that is not 10 digits or
+ * is all zeros (no bank issues it).
  */
 export function checkGermanAccount(method: string, account: string, bankCode: string): GermanCheckResult {
   const check = METHODS.get(method);
@@ -543,6 +542,6 @@ export function checkGermanAccount(method: string, account: string, bankCode: st
     if (c < 48 || c > 57) return "failed";
     if (c === 48) zeros++;
   }
-  if (zeros === 10) return check === noCheck ? "not_applicable" : "failed";
+  if (zeros === 10) return "failed";
   return RESULTS[check(account, bankCode)] as GermanCheckResult;
 }
