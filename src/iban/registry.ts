@@ -80,7 +80,8 @@ export function parseIbanRegistry(files: IbanRegistryFiles): IbanRegistry {
 /** The German banks of de-banks.tsv must be exactly those of banks.tsv. */
 function checkGermanBanks(germany: GermanBankData, table: BankTable | undefined): void {
   const listed = table?.keys.length ?? 0;
-  for (const code of germany.banks.keys()) {
+  for (const number of germany.banks.keys()) {
+    const code = String(number).padStart(8, "0");
     if (!table || !findBank(table, bankKey(code))) {
       throw new Error(`registry: de-banks.tsv has ${code}, which banks.tsv does not list`);
     }

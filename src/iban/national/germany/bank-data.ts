@@ -10,8 +10,16 @@ export interface GermanBank {
 }
 
 export interface GermanBankData {
-  /** By 8-digit bank code (Bankleitzahl). */
-  banks: ReadonlyMap<string, GermanBank>;
+  /**
+   * By bank code (Bankleitzahl), as a number: a caller holding the IBAN's character codes looks a bank
+   * up without building a string (see `germanBank` for a code given as text).
+   */
+  banks: ReadonlyMap<number, GermanBank>;
+}
+
+/** The bank with this 8-digit bank code, if the registry has it. */
+export function germanBank(data: GermanBankData, bankCode: string): GermanBank | undefined {
+  return isDigits(bankCode, 8) ? data.banks.get(Number(bankCode)) : undefined;
 }
 
 export const GERMAN_BANKS_HEADER = "bank_code\tcheck_method\tiban_rule";
@@ -23,7 +31,7 @@ export const GERMAN_BANKS_HEADER = "bank_code\tcheck_method\tiban_rule";
 export function parseGermanBanksTsv(tsv: string): GermanBankData {
   const lines = tsv.split("\n");
   if (lines[0] !== GERMAN_BANKS_HEADER) throw new Error("de-banks.tsv: unexpected header");
-  const banks = new Map<string, GermanBank>();
+  const banks = new Map<number, GermanBank>();
   let previous = "";
   for (let i = 1; i < lines.length; i++) {
     const line = lines[i] as string;
@@ -39,7 +47,7 @@ export function parseGermanBanksTsv(tsv: string): GermanBankData {
     ) {
       throw new Error(`de-banks.tsv line ${i + 1}: malformed or out of order: ${JSON.stringify(line)}`);
     }
-    banks.set(code, { method, ibanRule: rule === "" ? null : rule });
+    banks.set(Number(code), { method, ibanRule: rule === "" ? null : rule });
     previous = code;
   }
   return { banks };

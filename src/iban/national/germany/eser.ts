@@ -15,9 +15,9 @@ const CHECK_INDEX = 5;
  * `tDigit`, and 8), the account digit at index `first`, the check digit, and the account from index
  * `tail` on without its leading zeros.
  */
-function holds(account: string, bankCode: string, first: number, tDigit: number, tail: number): boolean {
+function holds(digits: Int8Array, bankCode: string, first: number, tDigit: number, tail: number): boolean {
   let tailStart = tail;
-  while (tailStart < 10 && account.charCodeAt(tailStart) === 48) tailStart++;
+  while (tailStart < 10 && digits[tailStart] === 0) tailStart++;
   const length = 6 + 10 - tailStart;
   if (length > MAX_LENGTH) return false;
   let sum = 0;
@@ -25,16 +25,16 @@ function holds(account: string, bankCode: string, first: number, tDigit: number,
   for (let index = 0; index < length; index++) {
     let value: number;
     if (index < 4) {
-      value = index === 2 && tDigit >= 0 ? account.charCodeAt(tDigit) : bankCode.charCodeAt(4 + index);
+      value = index === 2 && tDigit >= 0 ? (digits[tDigit] as number) : bankCode.charCodeAt(4 + index) - 48;
     } else if (index === 4) {
-      value = account.charCodeAt(first);
+      value = digits[first] as number;
     } else if (index === CHECK_INDEX) {
-      checkDigit = account.charCodeAt(first + (tDigit >= 0 ? 2 : 1)) - 48;
+      checkDigit = digits[first + (tDigit >= 0 ? 2 : 1)] as number;
       continue;
     } else {
-      value = account.charCodeAt(tailStart + index - 6);
+      value = digits[tailStart + index - 6] as number;
     }
-    sum += (value - 48) * (WEIGHTS[length - 1 - index] as number);
+    sum += value * (WEIGHTS[length - 1 - index] as number);
   }
   const remainder = sum % 11;
   const weight = WEIGHTS[length - 1 - CHECK_INDEX] as number;
@@ -45,15 +45,13 @@ function holds(account: string, bankCode: string, first: number, tDigit: number,
 }
 
 /** Method 52 for an 8-digit account number (two leading zeros): bank `XXX5XXXX`, account `XPXXXXXX`. */
-export function eser52Holds(account: string, bankCode: string): boolean {
-  if (account.charCodeAt(0) !== 48 || account.charCodeAt(1) !== 48 || account.charCodeAt(2) === 48) {
-    return false;
-  }
-  return holds(account, bankCode, 2, -1, 4);
+export function eser52Holds(digits: Int8Array, bankCode: string): boolean {
+  if (digits[0] !== 0 || digits[1] !== 0 || digits[2] === 0) return false;
+  return holds(digits, bankCode, 2, -1, 4);
 }
 
 /** Method 53 for a 9-digit account number: bank `XXX5XXXX`, account `XTPXXXXXX`, old number `XXTX-XP-X…`. */
-export function eser53Holds(account: string, bankCode: string): boolean {
-  if (account.charCodeAt(0) !== 48 || account.charCodeAt(1) === 48) return false;
-  return holds(account, bankCode, 1, 2, 4);
+export function eser53Holds(digits: Int8Array, bankCode: string): boolean {
+  if (digits[0] !== 0 || digits[1] === 0) return false;
+  return holds(digits, bankCode, 1, 2, 4);
 }

@@ -27,7 +27,7 @@ type Outcome = typeof FAILED | typeof PASSED | typeof NO_CHECK;
 
 const RESULTS: readonly GermanCheckResult[] = ["failed", "passed", "not_applicable"];
 
-type Method = (account: string, bankCode: string) => Outcome;
+type Method = (digits: Int8Array, bankCode: string) => Outcome;
 
 const { DigitSum, LastDigit } = Product;
 const TWO_TO_SEVEN = [2, 3, 4, 5, 6, 7];
@@ -127,39 +127,39 @@ const CE0 = rightToLeft(1, 9, [2, 1], 10, Scheme.Mod10, DigitSum, 7);
 
 /** A method that is one weighted check. */
 function single(check: WeightedCheck): Method {
-  return (account) => (holds(account, check) ? PASSED : FAILED);
+  return (digits) => (holds(digits, check) ? PASSED : FAILED);
 }
 
 /** A method whose variants are tried in order until one holds. */
 function firstOf(...checks: WeightedCheck[]): Method {
-  return (account) => {
-    for (const check of checks) if (holds(account, check)) return PASSED;
+  return (digits) => {
+    for (const check of checks) if (holds(digits, check)) return PASSED;
     return FAILED;
   };
 }
 
 const verdict = (passes: boolean): Outcome => (passes ? PASSED : FAILED);
 /** The value of the digits at positions `from` to `to` (1-based, inclusive). */
-function number(account: string, from: number, to: number): number {
+function number(digits: Int8Array, from: number, to: number): number {
   let value = 0;
-  for (let position = from; position <= to; position++) value = value * 10 + digit(account, position);
+  for (let index = from - 1; index < to; index++) value = value * 10 + (digits[index] as number);
   return value;
 }
 /** How many digits the account number has without its leading zeros. */
-function significantDigits(account: string): number {
-  let position = 1;
-  while (position <= 10 && account.charCodeAt(position - 1) === 48) position++;
-  return 11 - position;
+function significantDigits(digits: Int8Array): number {
+  let index = 0;
+  while (index < 10 && digits[index] === 0) index++;
+  return 10 - index;
 }
 
 /** Method 13: sub-account left off ("00"), then the number sits two places further right. */
-const method13: Method = (account) =>
-  verdict(holds(account, C13) || (number(account, 1, 2) === 0 && holds(account, C13_SHIFTED)));
+const method13: Method = (digits) =>
+  verdict(holds(digits, C13) || (number(digits, 1, 2) === 0 && holds(digits, C13_SHIFTED)));
 
 /** Method 16: as 06, but remainder 1 holds exactly when positions 9 and 10 are equal. */
-const method16: Method = (account) => {
-  if (weightedSum(account, C95) % 11 === 1) return verdict(digit(account, 9) === digit(account, 10));
-  return verdict(holds(account, C95));
+const method16: Method = (digits) => {
+  if (weightedSum(digits, C95) % 11 === 1) return verdict(digit(digits, 9) === digit(digits, 10));
+  return verdict(holds(digits, C95));
 };
 
 /**
@@ -167,36 +167,35 @@ const method16: Method = (account) => {
  * digit, weights 1, 2, 3, … are applied left to right, each (digit × weight + weight) mod 11 added, and
  * the check digit is the sum's last digit.
  */
-const method24: Method = (account) => {
-  const first = digit(account, 1);
+const method24: Method = (digits) => {
+  const first = digit(digits, 1);
   let position = first === 9 ? 4 : first >= 3 && first <= 6 ? 2 : 1;
-  while (position <= 9 && digit(account, position) === 0) position++;
+  while (position <= 9 && digit(digits, position) === 0) position++;
   let sum = 0;
   for (let i = 0; position <= 9; position++, i++) {
     const weight = (i % 3) + 1;
-    sum += (digit(account, position) * weight + weight) % 11;
+    sum += (digit(digits, position) * weight + weight) % 11;
   }
-  return verdict(sum % 10 === digit(account, 10));
+  return verdict(sum % 10 === digit(digits, 10));
 };
 
 /** Method 25: remainder 1 gives check digit 0, valid only for work digits (position 2) 8 and 9. */
-const method25: Method = (account) => {
-  if (weightedSum(account, C25) % 11 === 1) {
-    const work = digit(account, 2);
-    return verdict(digit(account, 10) === 0 && (work === 8 || work === 9));
+const method25: Method = (digits) => {
+  if (weightedSum(digits, C25) % 11 === 1) {
+    const work = digit(digits, 2);
+    return verdict(digit(digits, 10) === 0 && (work === 8 || work === 9));
   }
-  return verdict(holds(account, C25));
+  return verdict(holds(digits, C25));
 };
 
 /** Method 26: with positions 1-2 zero, the sub-account is taken as left off and the number shifted. */
-const method26: Method = (account) =>
-  verdict(holds(account, number(account, 1, 2) === 0 ? C26_SHIFTED : C26));
+const method26: Method = (digits) => verdict(holds(digits, number(digits, 1, 2) === 0 ? C26_SHIFTED : C26));
 
 /** Method 27: method 00 up to 999 999 999, the iterated transformation from 1 000 000 000. */
-const method27: Method = (account) =>
-  verdict(digit(account, 1) === 0 ? holds(account, C00) : transformationHolds(account));
+const method27: Method = (digits) =>
+  verdict(digit(digits, 1) === 0 ? holds(digits, C00) : transformationHolds(digits));
 
-const method41: Method = (account) => verdict(holds(account, digit(account, 4) === 9 ? C41 : C00));
+const method41: Method = (digits) => verdict(holds(digits, digit(digits, 4) === 9 ? C41 : C00));
 
 /**
  * Method 44 has a real exception the Bundesbank describes under IBAN rule 0049 (DZ BANK, the only
@@ -204,9 +203,9 @@ const method41: Method = (account) => verdict(holds(account, digit(account, 4) =
  * four digits moved to the end (so starting with 9), carry no check digit. Source: konto_check 6.02
  * (Michael Plugge, LGPL), `kto_check_int`, method 44, confirmed there with the bank.
  */
-const method44: Method = (account) => {
-  if (holds(account, C44)) return PASSED;
-  return digit(account, 5) === 9 || digit(account, 1) === 9 ? NO_CHECK : FAILED;
+const method44: Method = (digits) => {
+  if (holds(digits, C44)) return PASSED;
+  return digit(digits, 5) === 9 || digit(digits, 1) === 9 ? NO_CHECK : FAILED;
 };
 
 /**
@@ -216,19 +215,19 @@ const method44: Method = (account) => {
  * two of those zeros, after a real account number that dropped only one. `C50[n]` reads the number n
  * places further right.
  */
-const method50: Method = (account) => {
-  if (holds(account, C50[0])) return PASSED;
-  const shift = Math.min(3, 10 - significantDigits(account));
-  if (shift === 0 || (shift < 3 && number(account, 8 + shift, 10) !== 0)) return FAILED;
-  return verdict(holds(account, C50[shift] as WeightedCheck));
+const method50: Method = (digits) => {
+  if (holds(digits, C50[0])) return PASSED;
+  const shift = Math.min(3, 10 - significantDigits(digits));
+  if (shift === 0 || (shift < 3 && number(digits, 8 + shift, 10) !== 0)) return FAILED;
+  return verdict(holds(digits, C50[shift] as WeightedCheck));
 };
 
 /** Method 56: results 10 and 11 are invalid, except for 10-digit numbers starting with 9 (7 and 8). */
-const method56: Method = (account) => {
-  const result = 11 - (weightedSum(account, C95) % 11);
-  if (result < 10) return verdict(result === digit(account, 10));
-  if (digit(account, 1) !== 9) return FAILED;
-  return verdict(digit(account, 10) === (result === 10 ? 7 : 8));
+const method56: Method = (digits) => {
+  const result = 11 - (weightedSum(digits, C95) % 11);
+  if (result < 10) return verdict(result === digit(digits, 10));
+  if (digit(digits, 1) !== 9) return FAILED;
+  return verdict(digit(digits, 10) === (result === 10 ? 7 : 8));
 };
 
 /** Method 57's variant by the first two digits, as the Bundesbank lists them (0: always invalid). */
@@ -247,21 +246,21 @@ VARIANT_57_PREFIXES.forEach((prefixes, variant) => {
   for (const prefix of prefixes) VARIANT_57[prefix] = variant;
 });
 
-const method57: Method = (account) => {
-  const six = number(account, 1, 6);
+const method57: Method = (digits) => {
+  const six = number(digits, 1, 6);
   if (six === 777777 || six === 888888) return NO_CHECK;
-  if (account === "0185125434") return NO_CHECK;
-  switch (VARIANT_57[number(account, 1, 2)]) {
+  if (number(digits, 1, 10) === 185125434) return NO_CHECK;
+  switch (VARIANT_57[number(digits, 1, 2)]) {
     case 1:
-      return verdict(holds(account, C57_VARIANT_1));
+      return verdict(holds(digits, C57_VARIANT_1));
     case 2:
-      return verdict(holds(account, C57_VARIANT_2));
+      return verdict(holds(digits, C57_VARIANT_2));
     case 3:
       return NO_CHECK;
     case 4: {
       // No check digit: positions 3-4 hold 01 to 12 and positions 7-9 less than 500.
-      const month = number(account, 3, 4);
-      return month >= 1 && month <= 12 && number(account, 7, 9) < 500 ? NO_CHECK : FAILED;
+      const month = number(digits, 3, 4);
+      return month >= 1 && month <= 12 && number(digits, 7, 9) < 500 ? NO_CHECK : FAILED;
     }
     default:
       return FAILED;
@@ -269,47 +268,46 @@ const method57: Method = (account) => {
 };
 
 /** Method 58: at least 6 digits. */
-const method58: Method = (account) => verdict(significantDigits(account) >= 6 && holds(account, C58));
+const method58: Method = (digits) => verdict(significantDigits(digits) >= 6 && holds(digits, C58));
 
 /** Method 59: numbers of fewer than 9 digits carry no check digit. */
-const method59: Method = (account) =>
-  significantDigits(account) < 9 ? NO_CHECK : verdict(holds(account, C00));
+const method59: Method = (digits) => (significantDigits(digits) < 9 ? NO_CHECK : verdict(holds(digits, C00)));
 
-const method61: Method = (account) => verdict(holds(account, digit(account, 9) === 8 ? C61_WITH_TYPE : C61));
+const method61: Method = (digits) => verdict(holds(digits, digit(digits, 9) === 8 ? C61_WITH_TYPE : C61));
 
 /**
  * Method 63: position 1 must be 0. With positions 1-3 "000" the sub-account "00" may have been left
  * off, the check digit then being position 10; that reading is tried first, as konto_check does.
  */
-const method63: Method = (account) => {
-  if (digit(account, 1) !== 0) return FAILED;
-  return verdict((number(account, 2, 3) === 0 && holds(account, C13_SHIFTED)) || holds(account, C13));
+const method63: Method = (digits) => {
+  if (digit(digits, 1) !== 0) return FAILED;
+  return verdict((number(digits, 2, 3) === 0 && holds(digits, C13_SHIFTED)) || holds(digits, C13));
 };
 
-const method65: Method = (account) => verdict(holds(account, digit(account, 9) === 9 ? C61_WITH_TYPE : C61));
+const method65: Method = (digits) => verdict(holds(digits, digit(digits, 9) === 9 ? C61_WITH_TYPE : C61));
 
 /**
  * Method 68: 6 to 10 digits. 10-digit numbers need a 9 in position 4; 9-digit numbers 400000000 to
  * 499999999 carry no check digit; shorter ones pass with or without positions 3 and 4.
  */
-const method68: Method = (account) => {
-  const length = significantDigits(account);
+const method68: Method = (digits) => {
+  const length = significantDigits(digits);
   if (length < 6) return FAILED;
-  if (length === 10) return verdict(digit(account, 4) === 9 && holds(account, C68_TEN_DIGITS));
-  if (length === 9 && digit(account, 2) === 4) return NO_CHECK;
-  return verdict(holds(account, C00) || holds(account, C68_VARIANT_2));
+  if (length === 10) return verdict(digit(digits, 4) === 9 && holds(digits, C68_TEN_DIGITS));
+  if (length === 9 && digit(digits, 2) === 4) return NO_CHECK;
+  return verdict(holds(digits, C00) || holds(digits, C68_VARIANT_2));
 };
 
 /**
  * Method 74: 2 to 10 digits; method 00, for 6-digit numbers also the difference to the next half
  * decade (…5) of method 00's sum; then method 04.
  */
-const method74: Method = (account) => {
-  const length = significantDigits(account);
+const method74: Method = (digits) => {
+  const length = significantDigits(digits);
   if (length < 2) return FAILED;
-  if (holds(account, C00)) return PASSED;
-  if (length === 6 && (15 - (weightedSum(account, C00) % 10)) % 10 === digit(account, 10)) return PASSED;
-  return verdict(holds(account, C04));
+  if (holds(digits, C00)) return PASSED;
+  if (length === 6 && (15 - (weightedSum(digits, C00) % 10)) % 10 === digit(digits, 10)) return PASSED;
+  return verdict(holds(digits, C04));
 };
 
 /**
@@ -317,111 +315,111 @@ const method74: Method = (account) => {
  * number sits two places further right.
  */
 const INVALID_TYPE_76 = [false, true, true, true, false, true, false, false, false, false];
-const method76: Method = (account) => {
-  if (INVALID_TYPE_76[digit(account, 1)]) return FAILED;
-  if (holds(account, C76)) return PASSED;
-  if (number(account, 1, 2) !== 0 || INVALID_TYPE_76[digit(account, 3)]) return FAILED;
-  return verdict(holds(account, C76_SHIFTED));
+const method76: Method = (digits) => {
+  if (INVALID_TYPE_76[digit(digits, 1)]) return FAILED;
+  if (holds(digits, C76)) return PASSED;
+  if (number(digits, 1, 2) !== 0 || INVALID_TYPE_76[digit(digits, 3)]) return FAILED;
+  return verdict(holds(digits, C76_SHIFTED));
 };
 
 /** Method 88: with a 9 in position 3, position 3 counts too. */
-const method88: Method = (account) => verdict(holds(account, digit(account, 3) === 9 ? C88_LEDGER : C32));
+const method88: Method = (digits) => verdict(holds(digits, digit(digits, 3) === 9 ? C88_LEDGER : C32));
 
 /** Method 93: where the customer number sits depends on whether the number starts with "0000". */
-function method93Holds(account: string): boolean {
-  if (number(account, 1, 4) === 0) return holds(account, C93_SHIFTED) || holds(account, C93_SHIFTED_MOD7);
-  return holds(account, C93) || holds(account, C93_MOD7);
+function method93Holds(digits: Int8Array): boolean {
+  if (number(digits, 1, 4) === 0) return holds(digits, C93_SHIFTED) || holds(digits, C93_SHIFTED_MOD7);
+  return holds(digits, C93) || holds(digits, C93_MOD7);
 }
 
 /** Method 95 (also D2's variant 1): account ranges without a check digit, else method 06's sum. */
-const method95: Method = (account) => {
-  const head = number(account, 1, 4);
+const method95: Method = (digits) => {
+  const head = number(digits, 1, 4);
   if (head <= 1 || (head >= 9 && head <= 25) || (head >= 396 && head <= 499)) return NO_CHECK;
   if ((head >= 700 && head <= 799) || (head >= 910 && head <= 989)) return NO_CHECK;
-  return verdict(holds(account, C95));
+  return verdict(holds(digits, C95));
 };
 
 /** Method 96: 19, then 00; failing both, 0001300000 to 0099399999 count as correct. */
-const method96: Method = (account) => {
-  if (holds(account, C19) || holds(account, C00)) return PASSED;
-  const head = number(account, 1, 5);
+const method96: Method = (digits) => {
+  if (holds(digits, C19) || holds(digits, C00)) return PASSED;
+  const head = number(digits, 1, 5);
   return head >= 13 && head <= 993 ? NO_CHECK : FAILED;
 };
 
 /** Method 99: 0396000000 to 0499999999 carry no check digit. */
-const method99: Method = (account) => {
-  const head = number(account, 1, 4);
-  return head >= 396 && head <= 499 ? NO_CHECK : verdict(holds(account, C95));
+const method99: Method = (digits) => {
+  const head = number(digits, 1, 4);
+  return head >= 396 && head <= 499 ? NO_CHECK : verdict(holds(digits, C95));
 };
 
 /** A4: numbers with "99" in positions 3-4 take variant 3, the others 1 and 2; all then method 93. */
-const methodA4: Method = (account) => {
-  const ledger = number(account, 3, 4) === 99;
-  const variants = ledger ? holds(account, CA4[2]) : holds(account, CA4[0]) || holds(account, CA4[1]);
-  return verdict(variants || method93Holds(account));
+const methodA4: Method = (digits) => {
+  const ledger = number(digits, 3, 4) === 99;
+  const variants = ledger ? holds(digits, CA4[2]) : holds(digits, CA4[0]) || holds(digits, CA4[1]);
+  return verdict(variants || method93Holds(digits));
 };
 
 /** A8: ledger accounts (9 in position 3) follow method 51's exception. */
-const methodA8: Method = (account) => {
-  if (digit(account, 3) === 9) return verdict(holds(account, C51_LEDGER) || holds(account, C51_LEDGER_FULL));
-  return verdict(holds(account, C32) || holds(account, C41));
+const methodA8: Method = (digits) => {
+  if (digit(digits, 3) === 9) return verdict(holds(digits, C51_LEDGER) || holds(digits, C51_LEDGER_FULL));
+  return verdict(holds(digits, C32) || holds(digits, C41));
 };
 
 /** B6: method 20 for numbers starting 1-9 or 02691-02699, else method 53 (which reads the bank code). */
-const methodB6: Method = (account, bankCode) => {
-  const head = number(account, 1, 5);
-  if (digit(account, 1) !== 0 || (head >= 2691 && head <= 2699)) return verdict(holds(account, C20));
-  return verdict(eser53Holds(account, bankCode));
+const methodB6: Method = (digits, bankCode) => {
+  const head = number(digits, 1, 5);
+  if (digit(digits, 1) !== 0 || (head >= 2691 && head <= 2699)) return verdict(holds(digits, C20));
+  return verdict(eser53Holds(digits, bankCode));
 };
 
 /** B7: only 0001000000-0005999999 and 0700000000-0899999999 carry a check digit (method 01). */
-const methodB7: Method = (account) => {
-  const head = number(account, 1, 4);
-  if ((head >= 1 && head <= 5) || (head >= 700 && head <= 899)) return verdict(holds(account, C01));
+const methodB7: Method = (digits) => {
+  const head = number(digits, 1, 4);
+  if ((head >= 1 && head <= 5) || (head >= 700 && head <= 899)) return verdict(holds(digits, C01));
   return NO_CHECK;
 };
 
 /** B8: methods 20, then 29; failing both, 5100000000-5999999999 and 9010000000-9109999999 carry none. */
-const methodB8: Method = (account) => {
-  if (holds(account, C20) || transformationHolds(account)) return PASSED;
-  const head = number(account, 1, 3);
+const methodB8: Method = (digits) => {
+  if (holds(digits, C20) || transformationHolds(digits)) return PASSED;
+  const head = number(digits, 1, 3);
   return (head >= 510 && head <= 599) || (head >= 901 && head <= 910) ? NO_CHECK : FAILED;
 };
 
 /** C0: numbers with exactly two leading zeros first try method 52 (which reads the bank code). */
-const methodC0: Method = (account, bankCode) =>
-  verdict((significantDigits(account) === 8 && eser52Holds(account, bankCode)) || holds(account, C20));
+const methodC0: Method = (digits, bankCode) =>
+  verdict((significantDigits(digits) === 8 && eser52Holds(digits, bankCode)) || holds(digits, C20));
 
 /** C5: the variant follows the account range; a number in none of them is invalid. */
-const methodC5: Method = (account) => {
-  const first = digit(account, 1);
-  const length = significantDigits(account);
-  if (length === 6 && digit(account, 5) <= 8) return verdict(holds(account, C75_SIX_DIGITS));
-  if (length === 9 && digit(account, 2) <= 8) return verdict(holds(account, C75_NINE_DIGITS));
-  if (first === 1 || (first >= 4 && first <= 6) || first === 9) return verdict(transformationHolds(account));
-  if (first === 3) return verdict(holds(account, C00));
-  const head = number(account, 1, 2);
-  if ((length === 8 && digit(account, 3) >= 3 && digit(account, 3) <= 5) || head === 70 || head === 85) {
+const methodC5: Method = (digits) => {
+  const first = digit(digits, 1);
+  const length = significantDigits(digits);
+  if (length === 6 && digit(digits, 5) <= 8) return verdict(holds(digits, C75_SIX_DIGITS));
+  if (length === 9 && digit(digits, 2) <= 8) return verdict(holds(digits, C75_NINE_DIGITS));
+  if (first === 1 || (first >= 4 && first <= 6) || first === 9) return verdict(transformationHolds(digits));
+  if (first === 3) return verdict(holds(digits, C00));
+  const head = number(digits, 1, 2);
+  if ((length === 8 && digit(digits, 3) >= 3 && digit(digits, 3) <= 5) || head === 70 || head === 85) {
     return NO_CHECK;
   }
   return FAILED;
 };
 
 /** D8: 1000000000-9999999999 by method 00, 0010000000-0099999999 without a check digit. */
-const methodD8: Method = (account) => {
-  const length = significantDigits(account);
-  if (length === 10) return verdict(holds(account, C00));
+const methodD8: Method = (digits) => {
+  const length = significantDigits(digits);
+  if (length === 10) return verdict(holds(digits, C00));
   return length === 8 ? NO_CHECK : FAILED;
 };
 
 /** Every method the bundled registry assigns to a German bank, by its code. */
-const METHODS: ReadonlyMap<string, Method> = new Map<string, Method>([
+const METHODS = new Map<string, Method>([
   ["00", single(C00)],
   ["01", single(C01)],
   ["03", single(C03)],
   ["05", single(C05)],
   ["06", single(C06)],
-  ["08", (account) => (number(account, 1, 10) < 60000 ? NO_CHECK : verdict(holds(account, C00)))],
+  ["08", (digits) => (number(digits, 1, 10) < 60000 ? NO_CHECK : verdict(holds(digits, C00)))],
   ["09", () => NO_CHECK],
   ["10", single(C10)],
   ["11", single(C11)],
@@ -438,7 +436,7 @@ const METHODS: ReadonlyMap<string, Method> = new Map<string, Method>([
   ["26", method26],
   ["27", method27],
   ["28", single(C28)],
-  ["29", (account) => verdict(transformationHolds(account))],
+  ["29", (digits) => verdict(transformationHolds(digits))],
   ["30", single(C30)],
   ["31", single(C31)],
   ["32", single(C32)],
@@ -468,7 +466,7 @@ const METHODS: ReadonlyMap<string, Method> = new Map<string, Method>([
   ["71", single(C71)],
   ["74", method74],
   ["76", method76],
-  ["78", (account) => (significantDigits(account) === 8 ? NO_CHECK : verdict(holds(account, C00)))],
+  ["78", (digits) => (significantDigits(digits) === 8 ? NO_CHECK : verdict(holds(digits, C00)))],
   ["88", method88],
   ["91", firstOf(...C91)],
   ["92", single(C92)],
@@ -480,35 +478,35 @@ const METHODS: ReadonlyMap<string, Method> = new Map<string, Method>([
   ["A2", firstOf(C00, C04)],
   ["A3", firstOf(C00, C10)],
   ["A4", methodA4],
-  ["A5", (account) => verdict(holds(account, C00) || (digit(account, 1) !== 9 && holds(account, C10)))],
-  ["A6", (account) => verdict(holds(account, digit(account, 2) === 8 ? C00 : C01))],
+  ["A5", (digits) => verdict(holds(digits, C00) || (digit(digits, 1) !== 9 && holds(digits, C10)))],
+  ["A6", (digits) => verdict(holds(digits, digit(digits, 2) === 8 ? C00 : C01))],
   ["A7", firstOf(C00, C03)],
   ["A8", methodA8],
   ["B1", firstOf(C05, C01, C00)],
-  ["B2", (account) => verdict(holds(account, digit(account, 1) <= 7 ? C02 : C00))],
-  ["B3", (account) => verdict(holds(account, digit(account, 1) <= 8 ? C32 : C06))],
-  ["B5", (account) => verdict(holds(account, C05) || (digit(account, 1) < 8 && holds(account, C00)))],
+  ["B2", (digits) => verdict(holds(digits, digit(digits, 1) <= 7 ? C02 : C00))],
+  ["B3", (digits) => verdict(holds(digits, digit(digits, 1) <= 8 ? C32 : C06))],
+  ["B5", (digits) => verdict(holds(digits, C05) || (digit(digits, 1) < 8 && holds(digits, C00)))],
   ["B6", methodB6],
   ["B7", methodB7],
   ["B8", methodB8],
   ["C0", methodC0],
-  ["C1", (account) => verdict(holds(account, digit(account, 1) === 5 ? CC1 : C17))],
+  ["C1", (digits) => verdict(holds(digits, digit(digits, 1) === 5 ? CC1 : C17))],
   ["C2", firstOf(C22, C00, C04)],
-  ["C3", (account) => (digit(account, 1) === 9 ? method58(account, "") : verdict(holds(account, C00)))],
+  ["C3", (digits) => (digit(digits, 1) === 9 ? method58(digits, "") : verdict(holds(digits, C00)))],
   ["C5", methodC5],
   [
     "C7",
-    (account, bankCode) => (method63(account, bankCode) === PASSED ? PASSED : verdict(holds(account, C06))),
+    (digits, bankCode) => (method63(digits, bankCode) === PASSED ? PASSED : verdict(holds(digits, C06))),
   ],
   ["C8", firstOf(C00, C04, C07)],
   ["C9", firstOf(C00, C07)],
-  ["D0", (account) => (number(account, 1, 2) === 57 ? NO_CHECK : verdict(holds(account, C20)))],
+  ["D0", (digits) => (number(digits, 1, 2) === 57 ? NO_CHECK : verdict(holds(digits, C20)))],
   [
     "D2",
-    (account, bankCode) => {
-      const variant1 = method95(account, bankCode);
+    (digits, bankCode) => {
+      const variant1 = method95(digits, bankCode);
       if (variant1 !== FAILED) return variant1;
-      return holds(account, C00) ? PASSED : method68(account, bankCode);
+      return holds(digits, C00) ? PASSED : method68(digits, bankCode);
     },
   ],
   ["D6", firstOf(C07, C03, C00)],
@@ -524,6 +522,61 @@ const METHODS: ReadonlyMap<string, Method> = new Map<string, Method>([
 export const GERMAN_CHECK_METHODS: readonly string[] = [...METHODS.keys()].sort();
 
 /**
+ * Methods by the index of their code, (first character as 0-9 then A-E = 10-14) × 10 + second digit,
+ * so that dispatch costs two character reads rather than a hash lookup.
+ */
+const BY_INDEX: (Method | undefined)[] = new Array(150).fill(undefined);
+for (const [code, method] of METHODS) BY_INDEX[methodIndex(code)] = method;
+
+function methodIndex(code: string): number {
+  if (code.length !== 2) return -1;
+  const first = code.charCodeAt(0);
+  const second = code.charCodeAt(1) - 48;
+  if (second < 0 || second > 9) return -1;
+  if (first >= 48 && first <= 57) return (first - 48) * 10 + second;
+  if (first >= 65 && first <= 69) return (first - 55) * 10 + second;
+  return -1;
+}
+
+/** The account's digits, filled at each call (checks are synchronous, so one buffer serves them all). */
+const digits = new Int8Array(10);
+
+/** What filling `digits` found. */
+const MALFORMED = -1;
+const ALL_ZEROS = 0;
+const FILLED = 1;
+
+function fillFromString(account: string): number {
+  if (account.length !== 10) return MALFORMED;
+  let nonZero = 0;
+  for (let i = 0; i < 10; i++) {
+    const d = account.charCodeAt(i) - 48;
+    if (d < 0 || d > 9) return MALFORMED;
+    digits[i] = d;
+    nonZero |= d;
+  }
+  return nonZero === 0 ? ALL_ZEROS : FILLED;
+}
+
+function fillFromCodes(codes: Uint8Array, start: number): number {
+  if (start < 0 || start + 10 > codes.length) return MALFORMED;
+  let nonZero = 0;
+  for (let i = 0; i < 10; i++) {
+    const d = (codes[start + i] as number) - 48;
+    if (d < 0 || d > 9) return MALFORMED;
+    digits[i] = d;
+    nonZero |= d;
+  }
+  return nonZero === 0 ? ALL_ZEROS : FILLED;
+}
+
+function judge(method: string, bankCode: string, filled: number): GermanCheckResult {
+  const check = BY_INDEX[methodIndex(method)];
+  if (check === undefined) return "not_applicable";
+  return filled === FILLED ? (RESULTS[check(digits, bankCode)] as GermanCheckResult) : "failed";
+}
+
+/**
  * Checks a German account number with the Bundesbank check method its bank uses.
  *
  * `account` is the 10-digit, zero-padded Kontonummer (as in the IBAN); `bankCode` the 8-digit BLZ, which
@@ -533,15 +586,19 @@ export const GERMAN_CHECK_METHODS: readonly string[] = [...METHODS.keys()].sort(
  * is all zeros (no bank issues it).
  */
 export function checkGermanAccount(method: string, account: string, bankCode: string): GermanCheckResult {
-  const check = METHODS.get(method);
-  if (check === undefined) return "not_applicable";
-  if (account.length !== 10) return "failed";
-  let zeros = 0;
-  for (let i = 0; i < 10; i++) {
-    const c = account.charCodeAt(i);
-    if (c < 48 || c > 57) return "failed";
-    if (c === 48) zeros++;
-  }
-  if (zeros === 10) return "failed";
-  return RESULTS[check(account, bankCode)] as GermanCheckResult;
+  return judge(method, bankCode, fillFromString(account));
+}
+
+/**
+ * `checkGermanAccount` reading the account's 10 digits from character codes, `codes[start]` to
+ * `codes[start + 9]`: for a caller that holds the IBAN as codes already (the engine's buffer), since
+ * reading a freshly sliced string makes the runtime copy it first.
+ */
+export function checkGermanAccountCodes(
+  method: string,
+  codes: Uint8Array,
+  start: number,
+  bankCode: string,
+): GermanCheckResult {
+  return judge(method, bankCode, fillFromCodes(codes, start));
 }

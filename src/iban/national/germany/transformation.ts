@@ -20,8 +20,8 @@ for (let position = 1; position <= 9; position++) {
 }
 
 /** Whether digit 10 is the check digit of positions 1 to 9 under the iterated transformation. */
-export function transformationHolds(account: string): boolean {
+export function transformationHolds(digits: Int8Array): boolean {
   let sum = 0;
-  for (let i = 0; i < 9; i++) sum += TABLE[i * 10 + account.charCodeAt(i) - 48] as number;
-  return (10 - (sum % 10)) % 10 === account.charCodeAt(9) - 48;
+  for (let i = 0; i < 9; i++) sum += TABLE[i * 10 + (digits[i] as number)] as number;
+  return (10 - (sum % 10)) % 10 === digits[9];
 }

@@ -41,9 +41,13 @@ export const Product = {
 export type Product = (typeof Product)[keyof typeof Product];
 
 export interface WeightedCheck {
-  /** Weight of each of the 10 positions (index 0 is position 1); 0 where a position does not count. */
-  weights: Int8Array;
-  product: Product;
+  /** Indexes (position − 1) of the positions that count, left to right. */
+  positions: Int8Array;
+  /**
+   * What each digit adds at each position, product rule applied: `contributions[index × 10 + digit]`.
+   * Precomputed so that a check is one table lookup per position, with no multiplication or branch.
+   */
+  contributions: Int8Array;
   scheme: Scheme;
   /** Added to the sum before the scheme (method E0 adds 7). */
   offset: number;
@@ -83,36 +87,43 @@ export function byPositions(
   offset = 0,
 ): WeightedCheck {
   if (weights.length > 10) throw new Error("an account number has 10 positions");
-  const table = new Int8Array(10);
-  weights.forEach((weight, i) => {
+  if ((weights[check - 1] ?? 0) !== 0) throw new Error(`check digit position ${check} carries a weight`);
+  const positions: number[] = [];
+  const contributions = new Int8Array(100);
+  weights.forEach((weight, index) => {
+    if (weight === 0) return;
     if (product === Product.DigitSum && weight > 2) {
       throw new Error("digit sums of products assume weights of at most 2");
     }
-    table[i] = weight;
-  });
-  if (table[check - 1] !== 0) throw new Error(`check digit position ${check} carries a weight`);
-  return { weights: table, product, scheme, offset, check };
-}
-
-/** The digit at a 1-based position of the 10-digit account number. */
-export function digit(account: string, position: number): number {
-  return account.charCodeAt(position - 1) - 48;
-}
-
-/** The weighted sum of a check over an account (before its scheme is applied). */
-export function weightedSum(account: string, check: WeightedCheck): number {
-  const weights = check.weights;
-  let sum = check.offset;
-  for (let i = 0; i < 10; i++) {
-    const weight = weights[i] as number;
-    if (weight === 0) continue;
-    let product = (account.charCodeAt(i) - 48) * weight;
-    if (check.product === Product.DigitSum) {
-      if (product > 9) product -= 9;
-    } else if (check.product === Product.LastDigit) {
-      product %= 10;
+    positions.push(index);
+    for (let d = 0; d < 10; d++) {
+      const whole = d * weight;
+      contributions[index * 10 + d] =
+        product === Product.DigitSum
+          ? whole > 9
+            ? whole - 9
+            : whole
+          : product === Product.LastDigit
+            ? whole % 10
+            : whole;
     }
-    sum += product;
+  });
+  return { positions: Int8Array.from(positions), contributions, scheme, offset, check };
+}
+
+/** The digit at a 1-based position of the account number's digits. */
+export function digit(digits: Int8Array, position: number): number {
+  return digits[position - 1] as number;
+}
+
+/** The weighted sum of a check over an account's digits (before its scheme is applied). */
+export function weightedSum(digits: Int8Array, check: WeightedCheck): number {
+  const positions = check.positions;
+  const contributions = check.contributions;
+  let sum = check.offset;
+  for (let k = 0; k < positions.length; k++) {
+    const index = positions[k] as number;
+    sum += contributions[index * 10 + (digits[index] as number)] as number;
   }
   return sum;
 }
@@ -159,8 +170,7 @@ export function schemeDigit(scheme: Scheme, sum: number): number {
   }
 }
 
-/** Whether the account's check digit is the one the check computes. */
-export function holds(account: string, check: WeightedCheck): boolean {
-  const expected = schemeDigit(check.scheme, weightedSum(account, check));
-  return expected >= 0 && expected === account.charCodeAt(check.check - 1) - 48;
+/** Whether the account's check digit is the one the check computes (-1, no check digit, never is). */
+export function holds(digits: Int8Array, check: WeightedCheck): boolean {
+  return schemeDigit(check.scheme, weightedSum(digits, check)) === digits[check.check - 1];
 }
