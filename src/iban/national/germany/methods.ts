@@ -46,7 +46,10 @@ const C07 = rightToLeft(1, 9, TWO_TO_TEN, 10, Scheme.Mod11Strict);
 const C10 = rightToLeft(1, 9, TWO_TO_TEN, 10, Scheme.Mod11);
 const C11 = rightToLeft(1, 9, TWO_TO_TEN, 10, Scheme.Mod11Nine);
 const C13 = rightToLeft(2, 7, [2, 1], 8, Scheme.Mod10, DigitSum);
-/** Method 13 (and 63) with the sub-account "00" left off: the number moves two places right. */
+/**
+ * Method 13 (and 63) with the sub-account "00" left off, the number two places further right; also
+ * method 41 with a 9 in position 4, 68 for 10-digit numbers and A8's variant 2.
+ */
 const C13_SHIFTED = rightToLeft(4, 9, [2, 1], 10, Scheme.Mod10, DigitSum);
 const C17 = rightToLeft(2, 7, [2, 1], 8, Scheme.Mod11MinusOne, DigitSum);
 const C18 = rightToLeft(1, 9, [3, 9, 7, 1], 10, Scheme.Mod10);
@@ -60,38 +63,39 @@ const C26_SHIFTED = rightToLeft(3, 9, [...TWO_TO_SEVEN, 2], 10, Scheme.Mod11);
 const C28 = rightToLeft(1, 7, [2, 3, 4, 5, 6, 7, 8], 8, Scheme.Mod11);
 const C30 = byPositions([2, 0, 0, 0, 0, 1, 2, 1, 2], 10, Scheme.Mod10);
 const C31 = byPositions([1, 2, 3, 4, 5, 6, 7, 8, 9], 10, Scheme.Mod11Remainder);
+/** Also A4's and A8's variant 1, B3's for numbers not starting with 9, and 98's second try. */
 const C32 = rightToLeft(4, 9, TWO_TO_SEVEN, 10, Scheme.Mod11);
+/** Also A4's variant 3 and method 93 for numbers starting with "0000". */
 const C33 = rightToLeft(5, 9, [2, 3, 4, 5, 6], 10, Scheme.Mod11);
 const C34 = rightToLeft(1, 7, [2, 4, 8, 5, 10, 9, 7], 8, Scheme.Mod11);
 const C38 = rightToLeft(4, 9, [2, 4, 8, 5, 10, 9], 10, Scheme.Mod11);
 const C40 = rightToLeft(1, 9, [2, 4, 8, 5, 10, 9, 7, 3, 6], 10, Scheme.Mod11);
-/** Method 41 when position 4 is 9, also method A8's variant 2. */
-const C41 = rightToLeft(4, 9, [2, 1], 10, Scheme.Mod10, DigitSum);
 const C42 = rightToLeft(2, 9, [2, 3, 4, 5, 6, 7, 8, 9], 10, Scheme.Mod11);
 const C43 = rightToLeft(1, 9, [1, 2, 3, 4, 5, 6, 7, 8, 9], 10, Scheme.Mod10);
 const C44 = rightToLeft(5, 9, [2, 4, 8, 5, 10], 10, Scheme.Mod11);
 const C46 = rightToLeft(3, 7, [2, 3, 4, 5, 6], 8, Scheme.Mod11);
 const C47 = rightToLeft(4, 8, [2, 3, 4, 5, 6], 9, Scheme.Mod11);
 const C48 = rightToLeft(3, 8, TWO_TO_SEVEN, 9, Scheme.Mod11);
-/** Method 50, and the same number with one, two or three zeros of its sub-account "000" left off. */
+/**
+ * Method 50 (also 91's variant 1), and the same number with one, two or three zeros of its sub-account
+ * "000" left off.
+ */
 const C50 = [
   rightToLeft(1, 6, TWO_TO_SEVEN, 7, Scheme.Mod11),
   rightToLeft(2, 7, TWO_TO_SEVEN, 8, Scheme.Mod11),
   rightToLeft(3, 8, TWO_TO_SEVEN, 9, Scheme.Mod11),
-  rightToLeft(4, 9, TWO_TO_SEVEN, 10, Scheme.Mod11),
+  C32,
 ] as const;
-/** Method 51's exception for ledger accounts (position 3 is 9), variants 1 and 2. */
+/** Method 51's exception for ledger accounts (position 3 is 9), variants 1 and 2; also 88's. */
 const C51_LEDGER = rightToLeft(3, 9, [2, 3, 4, 5, 6, 7, 8], 10, Scheme.Mod11);
 const C51_LEDGER_FULL = rightToLeft(1, 9, TWO_TO_TEN, 10, Scheme.Mod11);
-const C57_VARIANT_1 = rightToLeft(1, 9, [1, 2], 10, Scheme.Mod10, DigitSum);
 const C57_VARIANT_2 = byPositions([1, 2, 0, 1, 2, 1, 2, 1, 2, 1], 3, Scheme.Mod10, DigitSum);
 const C58 = rightToLeft(5, 9, [2, 3, 4, 5, 6], 10, Scheme.Mod11Strict);
 const C60 = rightToLeft(3, 9, [2, 1], 10, Scheme.Mod10, DigitSum);
 const C61 = byPositions([2, 1, 2, 1, 2, 1, 2], 8, Scheme.Mod10, DigitSum);
-/** Methods 61 and 65 when the type digit (position 9) brings positions 9 and 10 into the sum. */
+/** Also method 67. Methods 61 and 65 when the type digit (position 9) brings positions 9 and 10 in: */
 const C61_WITH_TYPE = byPositions([2, 1, 2, 1, 2, 1, 2, 0, 1, 2], 8, Scheme.Mod10, DigitSum);
 const C64 = byPositions([9, 10, 5, 8, 4, 2], 7, Scheme.Mod11);
-const C68_TEN_DIGITS = rightToLeft(4, 9, [2, 1], 10, Scheme.Mod10, DigitSum);
 const C68_VARIANT_2 = byPositions([2, 1, 0, 0, 2, 1, 2, 1, 2], 10, Scheme.Mod10, DigitSum);
 const C71 = byPositions([0, 6, 5, 4, 3, 2, 1], 10, Scheme.Mod11Tens);
 /** Method 75 (C5's variant 1) for 6-digit numbers and for 9-digit numbers not starting with 9. */
@@ -99,9 +103,8 @@ const C75_SIX_DIGITS = rightToLeft(5, 9, [2, 1], 10, Scheme.Mod10, DigitSum);
 const C75_NINE_DIGITS = rightToLeft(2, 6, [2, 1], 7, Scheme.Mod10, DigitSum);
 const C76 = rightToLeft(2, 7, TWO_TO_SEVEN, 8, Scheme.Mod11Remainder);
 const C76_SHIFTED = rightToLeft(4, 9, TWO_TO_SEVEN, 10, Scheme.Mod11Remainder);
-const C88_LEDGER = rightToLeft(3, 9, [2, 3, 4, 5, 6, 7, 8], 10, Scheme.Mod11);
 const C91 = [
-  rightToLeft(1, 6, TWO_TO_SEVEN, 7, Scheme.Mod11),
+  C50[0],
   rightToLeft(1, 6, [7, 6, 5, 4, 3, 2], 7, Scheme.Mod11),
   byPositions([10, 9, 8, 7, 6, 5, 0, 4, 3, 2], 7, Scheme.Mod11),
   rightToLeft(1, 6, [2, 4, 8, 5, 10, 9], 7, Scheme.Mod11),
@@ -110,17 +113,13 @@ const C92 = rightToLeft(4, 9, [3, 7, 1], 10, Scheme.Mod10);
 /** Method 93: customer number in positions 1-5 (check digit 6) or, after "0000", 5-9 (check digit 10). */
 const C93 = rightToLeft(1, 5, [2, 3, 4, 5, 6], 6, Scheme.Mod11);
 const C93_MOD7 = rightToLeft(1, 5, [2, 3, 4, 5, 6], 6, Scheme.Mod7);
-const C93_SHIFTED = rightToLeft(5, 9, [2, 3, 4, 5, 6], 10, Scheme.Mod11);
 const C93_SHIFTED_MOD7 = rightToLeft(5, 9, [2, 3, 4, 5, 6], 10, Scheme.Mod7);
+/** Also method 57's variant 1. */
 const C94 = rightToLeft(1, 9, [1, 2], 10, Scheme.Mod10, DigitSum);
 /** Method 06's scheme over method 04's weights: methods 16, 56, 95 and 99 build on it. */
 const C95 = rightToLeft(1, 9, M04_WEIGHTS, 10, Scheme.Mod11);
 const C98 = rightToLeft(3, 9, [3, 1, 7], 10, Scheme.Mod10);
-const CA4 = [
-  rightToLeft(4, 9, TWO_TO_SEVEN, 10, Scheme.Mod11),
-  rightToLeft(4, 9, TWO_TO_SEVEN, 10, Scheme.Mod7),
-  rightToLeft(5, 9, [2, 3, 4, 5, 6], 10, Scheme.Mod11),
-] as const;
+const CA4_MOD7 = rightToLeft(4, 9, TWO_TO_SEVEN, 10, Scheme.Mod7);
 const CC1 = rightToLeft(1, 9, [1, 2], 10, Scheme.Mod11MinusOne, DigitSum);
 const CD7 = rightToLeft(1, 9, [2, 1], 10, Scheme.Mod10Remainder, DigitSum);
 const CE0 = rightToLeft(1, 9, [2, 1], 10, Scheme.Mod10, DigitSum, 7);
@@ -195,7 +194,7 @@ const method26: Method = (digits) => verdict(holds(digits, number(digits, 1, 2) 
 const method27: Method = (digits) =>
   verdict(digit(digits, 1) === 0 ? holds(digits, C00) : transformationHolds(digits));
 
-const method41: Method = (digits) => verdict(holds(digits, digit(digits, 4) === 9 ? C41 : C00));
+const method41: Method = (digits) => verdict(holds(digits, digit(digits, 4) === 9 ? C13_SHIFTED : C00));
 
 /**
  * Method 44 has a real exception the Bundesbank describes under IBAN rule 0049 (DZ BANK, the only
@@ -252,7 +251,7 @@ const method57: Method = (digits) => {
   if (number(digits, 1, 10) === 185125434) return NO_CHECK;
   switch (VARIANT_57[number(digits, 1, 2)]) {
     case 1:
-      return verdict(holds(digits, C57_VARIANT_1));
+      return verdict(holds(digits, C94));
     case 2:
       return verdict(holds(digits, C57_VARIANT_2));
     case 3:
@@ -293,7 +292,7 @@ const method65: Method = (digits) => verdict(holds(digits, digit(digits, 9) === 
 const method68: Method = (digits) => {
   const length = significantDigits(digits);
   if (length < 6) return FAILED;
-  if (length === 10) return verdict(digit(digits, 4) === 9 && holds(digits, C68_TEN_DIGITS));
+  if (length === 10) return verdict(digit(digits, 4) === 9 && holds(digits, C13_SHIFTED));
   if (length === 9 && digit(digits, 2) === 4) return NO_CHECK;
   return verdict(holds(digits, C00) || holds(digits, C68_VARIANT_2));
 };
@@ -323,11 +322,11 @@ const method76: Method = (digits) => {
 };
 
 /** Method 88: with a 9 in position 3, position 3 counts too. */
-const method88: Method = (digits) => verdict(holds(digits, digit(digits, 3) === 9 ? C88_LEDGER : C32));
+const method88: Method = (digits) => verdict(holds(digits, digit(digits, 3) === 9 ? C51_LEDGER : C32));
 
 /** Method 93: where the customer number sits depends on whether the number starts with "0000". */
 function method93Holds(digits: Int8Array): boolean {
-  if (number(digits, 1, 4) === 0) return holds(digits, C93_SHIFTED) || holds(digits, C93_SHIFTED_MOD7);
+  if (number(digits, 1, 4) === 0) return holds(digits, C33) || holds(digits, C93_SHIFTED_MOD7);
   return holds(digits, C93) || holds(digits, C93_MOD7);
 }
 
@@ -355,14 +354,14 @@ const method99: Method = (digits) => {
 /** A4: numbers with "99" in positions 3-4 take variant 3, the others 1 and 2; all then method 93. */
 const methodA4: Method = (digits) => {
   const ledger = number(digits, 3, 4) === 99;
-  const variants = ledger ? holds(digits, CA4[2]) : holds(digits, CA4[0]) || holds(digits, CA4[1]);
+  const variants = ledger ? holds(digits, C33) : holds(digits, C32) || holds(digits, CA4_MOD7);
   return verdict(variants || method93Holds(digits));
 };
 
 /** A8: ledger accounts (9 in position 3) follow method 51's exception. */
 const methodA8: Method = (digits) => {
   if (digit(digits, 3) === 9) return verdict(holds(digits, C51_LEDGER) || holds(digits, C51_LEDGER_FULL));
-  return verdict(holds(digits, C32) || holds(digits, C41));
+  return verdict(holds(digits, C32) || holds(digits, C13_SHIFTED));
 };
 
 /** B6: method 20 for numbers starting 1-9 or 02691-02699, else method 53 (which reads the bank code). */
@@ -461,7 +460,7 @@ const METHODS = new Map<string, Method>([
   ["63", method63],
   ["64", single(C64)],
   ["65", method65],
-  ["67", single(rightToLeft(1, 7, [2, 1], 8, Scheme.Mod10, DigitSum))],
+  ["67", single(C61)],
   ["68", method68],
   ["71", single(C71)],
   ["74", method74],
