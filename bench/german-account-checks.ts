@@ -195,7 +195,9 @@ console.log(
 console.log("| Row | ns per call |");
 console.log("|---|---:|");
 const times = rows.map((row) => fastest.get(row.name) as number);
-rows.forEach((row, i) => console.log(`| ${row.name} | ${times[i]?.toFixed(1)} |`));
+rows.forEach((row, i) => {
+  console.log(`| ${row.name} | ${times[i]?.toFixed(1)} |`);
+});
 const [engineOnly = 0, lookedUp = 0, checked = 0, viaStrings = 0] = times;
 const share = (ns: number) => `${ns.toFixed(1)} ns, ${((ns / engineOnly) * 100).toFixed(0)}% of row 1`;
 console.log(`\nThe check on the engine's codes (3 − 2): ${share(checked - lookedUp)}.`);
