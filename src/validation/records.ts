@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import { type Static, t } from "elysia";
-import { Batcher } from "../kernel/batcher.ts";
+import { Batcher, ItemFailure } from "../kernel/batcher.ts";
 import { type Database, jsonb, type Rows } from "../kernel/db.ts";
 import { stringEnum } from "../kernel/enum-schema.ts";
 import { MatchRecordSchema, type MatchRequest } from "../matching/schema.ts";
@@ -61,6 +61,21 @@ export function recordOf(
 }
 
 /**
+ * The last of the records with one (key, request id), in the order of their last occurrence:
+ * one statement may write a row once (a second write of it fails the whole statement), and
+ * the later check is the one an id names.
+ */
+function latestPerId(records: ValidationRecord[]): ValidationRecord[] {
+  const latest = new Map<string, ValidationRecord>();
+  for (const record of records) {
+    const id = `${record.key_id} ${record.request_id}`;
+    latest.delete(id);
+    latest.set(id, record);
+  }
+  return [...latest.values()];
+}
+
+/**
  * Writes records, in a transaction of the caller's or on their own. A request id is the
  * caller's to choose (a proxy's, kept for its logs): records are per key, and a second check
  * under the same id replaces the first, so an id always names its latest check.
@@ -72,7 +87,7 @@ export async function insertRecords(rows: Rows, records: ValidationRecord[]): Pr
       (request_id, key_id, vat_number, valid, name, address, checked_at, consultation_number, source, match)
     SELECT d.request_id, d.key_id, d.vat_number, d.valid, d.name, d.address, d.checked_at::timestamptz,
       d.consultation_number, d.source, d.match
-    FROM jsonb_to_recordset(${jsonb(records)}::jsonb) AS d(
+    FROM jsonb_to_recordset(${jsonb(latestPerId(records))}::jsonb) AS d(
       request_id text, key_id text, vat_number text, valid boolean, name text, address text,
       checked_at text, consultation_number text, source text, match jsonb)
     ON CONFLICT (key_id, request_id) DO UPDATE SET vat_number = EXCLUDED.vat_number, valid = EXCLUDED.valid,
@@ -91,8 +106,23 @@ export class ValidationRecords {
 
   constructor(private readonly database: Database) {
     this.writes = new Batcher(async (records) => {
-      await insertRecords(database.rows, records);
-      return records.map(() => null);
+      try {
+        await insertRecords(database.rows, records);
+        return records.map(() => null);
+      } catch {
+        // The records of a flush come from many keys: one the database refuses must not cost
+        // the others theirs, so each is written on its own, in the order they came.
+        const outcomes: (null | ItemFailure)[] = [];
+        for (const record of records) {
+          outcomes.push(
+            await insertRecords(database.rows, [record]).then(
+              () => null,
+              (error: unknown) => new ItemFailure(error),
+            ),
+          );
+        }
+        return outcomes;
+      }
     });
   }
 
