@@ -2,13 +2,23 @@ import { Elysia, t } from "elysia";
 import type { Authenticator } from "./accounts/authenticator.ts";
 import type { Meter } from "./accounts/meter.ts";
 import type { RateLimiter } from "./accounts/rate-limit.ts";
-import { type BatchRoutesDeps, batchRoutes } from "./batches/routes.ts";
+import { BATCH_WEBHOOKS, type BatchRoutesDeps, batchRoutes } from "./batches/routes.ts";
 import type { Config } from "./config.ts";
 import { consolePages } from "./console/routes.ts";
 import { authentication } from "./http/auth.ts";
 import { parseJsonObjectBody } from "./http/body.ts";
-import { docs, errorResponses, HEADERS, jsonRequestBody, KEYED_ROUTE_RESPONSES } from "./http/docs.ts";
+import {
+  docs,
+  errorExample,
+  errorResponses,
+  HEADERS,
+  jsonExample,
+  jsonExamples,
+  jsonRequestBody,
+  KEYED_ROUTE_RESPONSES,
+} from "./http/docs.ts";
 import { errorHandling } from "./http/errors.ts";
+import { HEALTH, USAGE, VALIDATE_RESPONSES, VALIDATION_RECORD, VIES_STATUS } from "./http/examples.ts";
 import { models } from "./http/models.ts";
 import { REQUEST_ID_PATTERN, requestIds } from "./http/request-id.ts";
 import type { IbanEngine } from "./iban/engine.ts";
@@ -62,7 +72,7 @@ export function buildApp(deps: AppDeps) {
     .use(requestIds())
     .use(requestLog.plugin)
     .use(errorHandling({ log: deps.log, requestLog }))
-    .use(docs({ version: "1.0.0", description: API_DESCRIPTION }))
+    .use(docs({ version: "1.0.0", description: API_DESCRIPTION, webhooks: BATCH_WEBHOOKS }))
     .use(consolePages())
     .model(models)
     .use(auth)
@@ -94,36 +104,58 @@ export function buildApp(deps: AppDeps) {
         response: { 200: "ValidateResponse", ...errorResponses(400, 401, 403, 413, 429, 503) },
         detail: {
           summary: "Validate a VAT number and/or an IBAN",
+          tags: ["Validation"],
           description:
             "200 whenever at least one component produced a definitive answer; otherwise the status of the first component error. With `vat`, `match` asks whether the registered name and address are the ones you were given: the answer's `vat.match` says so per field, by the member state (`authority`) or compared here (`local`).",
           security: [{ ApiKey: [] }],
-          requestBody: jsonRequestBody("ValidateRequest"),
+          requestBody: jsonRequestBody("ValidateRequest", {
+            vat: { summary: "A VAT number", value: { vat: "NL854265259B01" } },
+            match: {
+              summary: "A VAT number, and the name and city you were given",
+              value: { vat: "NL854265259B01", match: { name: "GitHub BV", city: "Amsterdam" } },
+            },
+            iban: { summary: "An IBAN, spaced as printed", value: { iban: "DE89 3704 0044 0532 0130 00" } },
+          }),
           responses: {
             200: {
               description:
                 "At least one component produced a definitive answer (`valid` true or false); a component that could not be answered carries its own `error`",
               headers: { ...HEADERS.rateLimit, ...HEADERS.quota, ...HEADERS.gatewayBilling },
+              ...jsonExamples(VALIDATE_RESPONSES),
             },
             400: {
               description:
                 "Malformed body (a `match` without `vat`, or with a field it does not take, included), or no component could be answered because of its input: `invalid_request`, `invalid_format`, `invalid_country`, `invalid_length`",
               headers: AFTER_AUTHENTICATION,
+              ...errorExample(
+                "invalid_format",
+                "NL VAT numbers are 9 digits, the letter B and 2 digits (not B00)",
+              ),
             },
             401: KEYED_ROUTE_RESPONSES[401],
             403: KEYED_ROUTE_RESPONSES[403],
             413: {
               description: "`invalid_request`: the body is over the size limit (16 KiB by default)",
               headers: AFTER_AUTHENTICATION,
+              ...errorExample("invalid_request", "the body must be at most 16384 bytes"),
             },
             429: {
               description:
                 "`rate_limited` (per-minute limit) or `quota_exceeded` (monthly quota used up; cached answers are still served)",
               headers: { ...HEADERS.retryAfter, ...AFTER_AUTHENTICATION },
+              ...errorExample(
+                "quota_exceeded",
+                "the monthly quota is used up and this request needs a fresh, billable check; answers the cache holds as fresh are still served",
+              ),
             },
             503: {
               description:
                 "No component could be answered: VIES, the UK service or the member state is unavailable and nothing is cached (`service_unavailable`, `member_state_unavailable`, `upstream_rate_limited`). `Retry-After` is sent when retrying can help",
               headers: { ...HEADERS.retryAfter, ...AFTER_AUTHENTICATION },
+              ...errorExample(
+                "member_state_unavailable",
+                "the VAT system of Netherlands is not answering; try again later",
+              ),
             },
           },
         },
@@ -144,13 +176,17 @@ export function buildApp(deps: AppDeps) {
         response: { 200: "ValidationRecord", ...errorResponses(401, 403, 404, 429, 503) },
         detail: {
           summary: "The stored record of a VAT check the authority answered: proof for an audit",
+          tags: ["Validation"],
           description:
             "For a /validate answer, its `request_id`; for a batch item, `{batch_id}.{index}`. Fresh answers of the authority only: a cache hit or a stale copy repeats the `checked_at` and consultation number of the check it comes from. Kept VALIDATION_RECORD_DAYS (10 years by default).",
           security: [{ ApiKey: [] }],
           responses: {
-            200: { description: "The record", headers: HEADERS.rateLimit },
+            200: { description: "The record", headers: HEADERS.rateLimit, ...jsonExample(VALIDATION_RECORD) },
             ...KEYED_ROUTE_RESPONSES,
-            404: { description: "`not_found`: no record of this key has this id" },
+            404: {
+              description: "`not_found`: no record of this key has this id",
+              ...errorExample("not_found", "no validation record 7d3f9a52-1c4e-4b8a-9f61-2e5d8c0b7a14"),
+            },
           },
         },
       },
@@ -160,11 +196,15 @@ export function buildApp(deps: AppDeps) {
       response: { 200: "Usage", ...errorResponses(401, 403, 429, 503) },
       detail: {
         summary: "Plan, usage and remaining quota of the calling key",
+        tags: ["Account"],
+        description:
+          "What this period has used of the key's monthly quota, when it resets, and the plan's limits. Free: it is neither billed nor counted in `requests_this_month`.",
         security: [{ ApiKey: [] }],
         responses: {
           200: {
             description: "Plan, usage and remaining quota of the calling key; this call is not counted",
             headers: HEADERS.rateLimit,
+            ...jsonExample(USAGE),
           },
           ...KEYED_ROUTE_RESPONSES,
         },
@@ -189,15 +229,20 @@ export function buildApp(deps: AppDeps) {
         response: { 200: "ViesStatus", ...errorResponses(503) },
         detail: {
           summary: "Live VIES availability per member state (cached for 60 seconds)",
+          tags: ["Operations"],
+          description:
+            "Whether VIES and each member state's service answer right now, as VIES reports it; `raw` is VIES's own word. No key needed.",
           security: [],
           responses: {
             200: {
               description: "Live VIES availability per member state, cached for 60 seconds",
               headers: HEADERS.cacheControl,
+              ...jsonExample(VIES_STATUS),
             },
             503: {
               description: "`service_unavailable`: the VIES status endpoint is unreachable",
               headers: HEADERS.retryAfter,
+              ...errorExample("service_unavailable", "the VIES status endpoint is unreachable"),
             },
           },
         },
@@ -207,8 +252,11 @@ export function buildApp(deps: AppDeps) {
       response: { 200: "Health" },
       detail: {
         summary: "Liveness probe",
+        tags: ["Operations"],
+        description:
+          "Answers while the process serves requests, without touching its stores (`/ready` checks those). No key needed.",
         security: [],
-        responses: { 200: { description: "The service is alive" } },
+        responses: { 200: { description: "The service is alive", ...jsonExample(HEALTH) } },
       },
     })
     .use(readiness({ pingDatabase: deps.pingDatabase, pingStore: deps.pingStore }))

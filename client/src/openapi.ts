@@ -29,7 +29,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A batch: its status and counts */
+        /**
+         * A batch: its status and counts
+         * @description Poll it for progress (`counts.done` of `counts.total`), or give `webhook_url` when creating the batch and be told when it ends.
+         */
         get: operations["getBatchesById"];
         put?: never;
         post?: never;
@@ -70,7 +73,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Liveness probe */
+        /**
+         * Liveness probe
+         * @description Answers while the process serves requests, without touching its stores (`/ready` checks those). No key needed.
+         */
         get: operations["getHealth"];
         put?: never;
         post?: never;
@@ -87,7 +93,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Live VIES availability per member state (cached for 60 seconds) */
+        /**
+         * Live VIES availability per member state (cached for 60 seconds)
+         * @description Whether VIES and each member state's service answer right now, as VIES reports it; `raw` is VIES's own word. No key needed.
+         */
         get: operations["getStatus"];
         put?: never;
         post?: never;
@@ -104,7 +113,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Plan, usage and remaining quota of the calling key */
+        /**
+         * Plan, usage and remaining quota of the calling key
+         * @description What this period has used of the key's monthly quota, when it resets, and the plan's limits. Free: it is neither billed nor counted in `requests_this_month`.
+         */
         get: operations["getUsage"];
         put?: never;
         post?: never;
@@ -155,7 +167,48 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    "batch.cancelled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A batch was cancelled
+         * @description DELETE /batches/{id} stopped it; items not yet done are `cancelled`, unbilled. Signed per Standard Webhooks with the key's signing secret (`npm run keys -- webhook-secret KEY_ID`); delivered at least once, retried with backoff for 24 hours until your endpoint answers 2xx, with the same `webhook-id` on every attempt: use it to ignore repeats.
+         */
+        post: operations["on-batch-cancelled"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "batch.completed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A batch completed
+         * @description Every item has its answer: read them with GET /batches/{id}/items. Signed per Standard Webhooks with the key's signing secret (`npm run keys -- webhook-secret KEY_ID`); delivered at least once, retried with backoff for 24 hours until your endpoint answers 2xx, with the same `webhook-id` on every attempt: use it to ignore repeats.
+         */
+        post: operations["on-batch-completed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
         /** Batch */
@@ -198,6 +251,15 @@ export interface components {
                 last_status: number | null;
                 url: string;
             } | null;
+        };
+        /**
+         * BatchEvent
+         * @description what a batch's `webhook_url` receives when the batch ends
+         */
+        BatchEvent: {
+            data: components["schemas"]["Batch"];
+            /** @enum {string} */
+            type: "batch.completed" | "batch.cancelled";
         };
         /** BatchItem */
         BatchItem: {
@@ -572,7 +634,30 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "items": [
+                 *         {
+                 *           "vat": "NL854265259B01",
+                 *           "reference": "cust-1001",
+                 *           "match": {
+                 *             "name": "GitHub BV"
+                 *           }
+                 *         },
+                 *         {
+                 *           "iban": "DE89 3704 0044 0532 0130 00",
+                 *           "reference": "cust-1002"
+                 *         }
+                 *       ],
+                 *       "webhook_url": "https://erp.example.com/hooks/vat"
+                 *     }
+                 */
                 "application/json": components["schemas"]["BatchRequest"];
+                /**
+                 * @example vat,iban,reference
+                 *     NL854265259B01,,cust-1001
+                 *     ,DE89 3704 0044 0532 0130 00,cust-1002
+                 */
                 "text/csv": string;
             };
         };
@@ -591,6 +676,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "bat_5f0c6e1d2a9b8c7d6e5f4a3b",
+                     *       "status": "queued",
+                     *       "created_at": "2026-11-26T09:30:00.000Z",
+                     *       "completed_at": null,
+                     *       "counts": {
+                     *         "total": 2,
+                     *         "done": 0,
+                     *         "valid": 0,
+                     *         "invalid": 0,
+                     *         "failed": 0,
+                     *         "billed": 0
+                     *       },
+                     *       "webhook": {
+                     *         "url": "https://erp.example.com/hooks/vat",
+                     *         "last_delivery_at": null,
+                     *         "last_status": null,
+                     *         "attempts": 0
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Batch"];
                 };
             };
@@ -602,6 +709,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "item 1: send `vat`, `iban`, or both"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -613,6 +728,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "send your API key in the X-API-Key header (or Authorization: Bearer)"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -624,6 +747,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "forbidden",
+                     *         "message": "batches are for direct API keys; through the marketplace, use /validate"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -635,6 +766,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "the body must be at most 4194304 bytes"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -652,6 +791,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "the free plan allows 2 batches queued or running at once; one frees when a batch of this key completes or is cancelled (DELETE /batches/{id})"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -665,6 +812,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "service_unavailable",
+                     *         "message": "usage cannot be recorded right now; try again shortly"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -676,6 +831,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "no route for GET /validation"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -704,6 +867,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "bat_5f0c6e1d2a9b8c7d6e5f4a3b",
+                     *       "status": "completed",
+                     *       "created_at": "2026-11-26T09:30:00.000Z",
+                     *       "completed_at": "2026-11-26T09:30:02.000Z",
+                     *       "counts": {
+                     *         "total": 2,
+                     *         "done": 2,
+                     *         "valid": 2,
+                     *         "invalid": 0,
+                     *         "failed": 0,
+                     *         "billed": 2
+                     *       },
+                     *       "webhook": {
+                     *         "url": "https://erp.example.com/hooks/vat",
+                     *         "last_delivery_at": "2026-11-26T09:30:02.000Z",
+                     *         "last_status": 200,
+                     *         "attempts": 1
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Batch"];
                 };
             };
@@ -715,6 +900,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "send your API key in the X-API-Key header (or Authorization: Bearer)"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -726,6 +919,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "forbidden",
+                     *         "message": "batches are for direct API keys; through the marketplace, use /validate"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -737,6 +938,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "no batch bat_5f0c6e1d2a9b8c7d6e5f4a3b"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -754,6 +963,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "more than 60 requests in this minute; retry in 12 s"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -767,6 +984,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "service_unavailable",
+                     *         "message": "usage cannot be recorded right now; try again shortly"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -778,6 +1003,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "no route for GET /validation"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -806,6 +1039,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "bat_5f0c6e1d2a9b8c7d6e5f4a3b",
+                     *       "status": "cancelled",
+                     *       "created_at": "2026-11-26T09:30:00.000Z",
+                     *       "completed_at": "2026-11-26T09:30:01.000Z",
+                     *       "counts": {
+                     *         "total": 2,
+                     *         "done": 1,
+                     *         "valid": 1,
+                     *         "invalid": 0,
+                     *         "failed": 0,
+                     *         "billed": 1
+                     *       },
+                     *       "webhook": {
+                     *         "url": "https://erp.example.com/hooks/vat",
+                     *         "last_delivery_at": null,
+                     *         "last_status": null,
+                     *         "attempts": 0
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Batch"];
                 };
             };
@@ -817,6 +1072,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "send your API key in the X-API-Key header (or Authorization: Bearer)"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -828,6 +1091,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "forbidden",
+                     *         "message": "batches are for direct API keys; through the marketplace, use /validate"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -839,6 +1110,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "no batch bat_5f0c6e1d2a9b8c7d6e5f4a3b"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -856,6 +1135,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "more than 60 requests in this minute; retry in 12 s"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -869,6 +1156,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "service_unavailable",
+                     *         "message": "usage cannot be recorded right now; try again shortly"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -880,6 +1175,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "no route for GET /validation"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -913,7 +1216,71 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "index": 0,
+                     *           "reference": "cust-1001",
+                     *           "status": "done",
+                     *           "vat": {
+                     *             "input": "NL854265259B01",
+                     *             "vat_number": "NL854265259B01",
+                     *             "country_code": "NL",
+                     *             "country_name": "Netherlands",
+                     *             "valid": true,
+                     *             "name": "GITHUB B.V.",
+                     *             "address": "VIJZELSTRAAT 00068\n1017HL AMSTERDAM",
+                     *             "source": "vies",
+                     *             "checked_at": "2026-11-26T09:30:12.000Z",
+                     *             "consultation_number": "WAPIAAAAZUt4_Bq1",
+                     *             "error": null,
+                     *             "cached": false,
+                     *             "stale": false,
+                     *             "warning": null,
+                     *             "match": null
+                     *           },
+                     *           "billable": true,
+                     *           "error": null
+                     *         },
+                     *         {
+                     *           "index": 1,
+                     *           "reference": "cust-1002",
+                     *           "status": "done",
+                     *           "iban": {
+                     *             "input": "DE89 3704 0044 0532 0130 00",
+                     *             "valid": true,
+                     *             "iban": "DE89370400440532013000",
+                     *             "iban_formatted": "DE89 3704 0044 0532 0130 00",
+                     *             "country_code": "DE",
+                     *             "check_digits": "89",
+                     *             "bban": "370400440532013000",
+                     *             "bank_code": "37040044",
+                     *             "branch_code": null,
+                     *             "account_number": "0532013000",
+                     *             "sepa": true,
+                     *             "bank": {
+                     *               "name": "Commerzbank",
+                     *               "bic": "COBADEFFXXX"
+                     *             },
+                     *             "source": "offline",
+                     *             "cached": false,
+                     *             "error": null
+                     *           },
+                     *           "billable": true,
+                     *           "error": null
+                     *         }
+                     *       ],
+                     *       "next_cursor": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["BatchItemsPage"];
+                    /**
+                     * @example index,reference,status,billable,error_code,error_message,vat_input,vat_valid,vat_number,vat_country_code,vat_name,vat_address,vat_source,vat_cached,vat_stale,vat_checked_at,vat_consultation_number,vat_error_code,vat_warning_code,vat_match,vat_match_name,vat_match_street,vat_match_postcode,vat_match_city,vat_match_company_type,iban_input,iban_valid,iban,iban_country_code,iban_bank_code,iban_branch_code,iban_account_number,iban_sepa,iban_bank_name,iban_bic,iban_error_code
+                     *     0,cust-1001,done,true,,,NL854265259B01,true,NL854265259B01,NL,GITHUB B.V.,"VIJZELSTRAAT 00068
+                     *     1017HL AMSTERDAM",vies,false,false,2026-11-26T09:30:12.000Z,WAPIAAAAZUt4_Bq1,,,,,,,,,,,,,,,,,,,
+                     *     1,cust-1002,done,true,,,,,,,,,,,,,,,,,,,,,,DE89 3704 0044 0532 0130 00,true,DE89370400440532013000,DE,37040044,,0532013000,true,Commerzbank,COBADEFFXXX,
+                     */
                     "text/csv": string;
                 };
             };
@@ -925,6 +1292,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "`limit` must be a whole number from 1 to 1000"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -936,6 +1311,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "send your API key in the X-API-Key header (or Authorization: Bearer)"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -947,6 +1330,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "forbidden",
+                     *         "message": "batches are for direct API keys; through the marketplace, use /validate"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -958,6 +1349,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "no batch bat_5f0c6e1d2a9b8c7d6e5f4a3b"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -975,6 +1374,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "more than 60 requests in this minute; retry in 12 s"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -988,6 +1395,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "service_unavailable",
+                     *         "message": "usage cannot be recorded right now; try again shortly"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -999,6 +1414,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "no route for GET /validation"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -1021,6 +1444,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "status": "ok",
+                     *       "registry_version": "swift-r100+schwifty-23462330 (bank data 2026-07-23)"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Health"];
                 };
             };
@@ -1032,6 +1461,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "no route for GET /validation"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -1056,6 +1493,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "available": true,
+                     *       "checked_at": "2026-11-26T09:30:12.000Z",
+                     *       "cached": true,
+                     *       "countries": [
+                     *         {
+                     *           "country_code": "DE",
+                     *           "vies_code": "DE",
+                     *           "availability": "available",
+                     *           "raw": "Available"
+                     *         },
+                     *         {
+                     *           "country_code": "GR",
+                     *           "vies_code": "EL",
+                     *           "availability": "unavailable",
+                     *           "raw": "Unavailable"
+                     *         },
+                     *         {
+                     *           "country_code": "NL",
+                     *           "vies_code": "NL",
+                     *           "availability": "available",
+                     *           "raw": "Available"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ViesStatus"];
                 };
             };
@@ -1069,6 +1533,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "service_unavailable",
+                     *         "message": "the VIES status endpoint is unreachable"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -1080,6 +1552,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "no route for GET /validation"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -1106,6 +1586,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "plan": "basic",
+                     *       "plan_name": "Basic",
+                     *       "price_usd_per_month": 19,
+                     *       "monthly_quota": 2000,
+                     *       "used": 412,
+                     *       "remaining": 1588,
+                     *       "period_start": "2026-11-01T00:00:00.000Z",
+                     *       "reset_at": "2026-12-01T00:00:00.000Z",
+                     *       "rate_limit_per_minute": 60,
+                     *       "requests_this_month": 1297,
+                     *       "key_id": "key_fo3kblowfgzd8d1n"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Usage"];
                 };
             };
@@ -1117,6 +1612,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "send your API key in the X-API-Key header (or Authorization: Bearer)"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -1128,6 +1631,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "forbidden",
+                     *         "message": "this API key has been revoked"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -1145,6 +1656,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "more than 60 requests in this minute; retry in 12 s"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -1158,6 +1677,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "service_unavailable",
+                     *         "message": "usage cannot be recorded right now; try again shortly"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -1169,6 +1696,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "no route for GET /validation"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -1225,6 +1760,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_format",
+                     *         "message": "NL VAT numbers are 9 digits, the letter B and 2 digits (not B00)"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -1236,6 +1779,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "send your API key in the X-API-Key header (or Authorization: Bearer)"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -1247,6 +1798,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "forbidden",
+                     *         "message": "this API key has been revoked"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -1264,6 +1823,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "the body must be at most 16384 bytes"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -1283,6 +1850,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "quota_exceeded",
+                     *         "message": "the monthly quota is used up and this request needs a fresh, billable check; answers the cache holds as fresh are still served"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -1302,6 +1877,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "member_state_unavailable",
+                     *         "message": "the VAT system of Netherlands is not answering; try again later"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -1313,6 +1896,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "no route for GET /validation"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -1341,6 +1932,36 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "request_id": "7d3f9a52-1c4e-4b8a-9f61-2e5d8c0b7a14",
+                     *       "key_id": "key_fo3kblowfgzd8d1n",
+                     *       "vat_number": "NL854265259B01",
+                     *       "valid": true,
+                     *       "name": "GITHUB B.V.",
+                     *       "address": "VIJZELSTRAAT 00068\n1017HL AMSTERDAM",
+                     *       "checked_at": "2026-11-26T09:30:12.000Z",
+                     *       "consultation_number": "WAPIAAAAZUt4_Bq1",
+                     *       "source": "vies",
+                     *       "match": {
+                     *         "sent": {
+                     *           "name": "GitHub BV",
+                     *           "city": "Amsterdam"
+                     *         },
+                     *         "result": {
+                     *           "overall": "match",
+                     *           "name": {
+                     *             "result": "match",
+                     *             "by": "local"
+                     *           },
+                     *           "city": {
+                     *             "result": "match",
+                     *             "by": "local"
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationRecord"];
                 };
             };
@@ -1352,6 +1973,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "send your API key in the X-API-Key header (or Authorization: Bearer)"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -1363,6 +1992,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "forbidden",
+                     *         "message": "this API key has been revoked"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -1374,6 +2011,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "no validation record 7d3f9a52-1c4e-4b8a-9f61-2e5d8c0b7a14"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -1391,6 +2036,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "more than 60 requests in this minute; retry in 12 s"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -1404,6 +2057,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "service_unavailable",
+                     *         "message": "usage cannot be recorded right now; try again shortly"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -1415,8 +2076,124 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "no route for GET /validation"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
+            };
+        };
+    };
+    "on-batch-cancelled": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description the message's id: the same on every retry */
+                "webhook-id": string;
+                /** @description `v1,` and the base64 HMAC-SHA256 of `{id}.{timestamp}.{body}` */
+                "webhook-signature": string;
+                /** @description when this attempt was signed, in seconds since 1970 */
+                "webhook-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "batch.cancelled",
+                 *       "data": {
+                 *         "id": "bat_5f0c6e1d2a9b8c7d6e5f4a3b",
+                 *         "status": "cancelled",
+                 *         "created_at": "2026-11-26T09:30:00.000Z",
+                 *         "completed_at": "2026-11-26T09:30:01.000Z",
+                 *         "counts": {
+                 *           "total": 2,
+                 *           "done": 1,
+                 *           "valid": 1,
+                 *           "invalid": 0,
+                 *           "failed": 0,
+                 *           "billed": 1
+                 *         },
+                 *         "webhook": {
+                 *           "url": "https://erp.example.com/hooks/vat",
+                 *           "last_delivery_at": "2026-11-26T09:30:02.000Z",
+                 *           "last_status": 200,
+                 *           "attempts": 1
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["BatchEvent"];
+            };
+        };
+        responses: {
+            /** @description Received; any 2xx will do. Any other answer, or none within WEBHOOK_TIMEOUT_MS (10 s by default), is retried */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "on-batch-completed": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description the message's id: the same on every retry */
+                "webhook-id": string;
+                /** @description `v1,` and the base64 HMAC-SHA256 of `{id}.{timestamp}.{body}` */
+                "webhook-signature": string;
+                /** @description when this attempt was signed, in seconds since 1970 */
+                "webhook-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "batch.completed",
+                 *       "data": {
+                 *         "id": "bat_5f0c6e1d2a9b8c7d6e5f4a3b",
+                 *         "status": "completed",
+                 *         "created_at": "2026-11-26T09:30:00.000Z",
+                 *         "completed_at": "2026-11-26T09:30:02.000Z",
+                 *         "counts": {
+                 *           "total": 2,
+                 *           "done": 2,
+                 *           "valid": 2,
+                 *           "invalid": 0,
+                 *           "failed": 0,
+                 *           "billed": 2
+                 *         },
+                 *         "webhook": {
+                 *           "url": "https://erp.example.com/hooks/vat",
+                 *           "last_delivery_at": "2026-11-26T09:30:02.000Z",
+                 *           "last_status": 200,
+                 *           "attempts": 1
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["BatchEvent"];
+            };
+        };
+        responses: {
+            /** @description Received; any 2xx will do. Any other answer, or none within WEBHOOK_TIMEOUT_MS (10 s by default), is retried */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };

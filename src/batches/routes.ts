@@ -4,7 +4,22 @@ import type { BatchLimits, Plan } from "../accounts/plans.ts";
 import type { Config } from "../config.ts";
 import type { authentication, Caller } from "../http/auth.ts";
 import { readBoundedBody } from "../http/body.ts";
-import { errorResponses, HEADERS, KEYED_ROUTE_RESPONSES } from "../http/docs.ts";
+import {
+  errorExample,
+  errorResponses,
+  HEADERS,
+  jsonExample,
+  KEYED_ROUTE_RESPONSES,
+  type WebhookDoc,
+} from "../http/docs.ts";
+import {
+  BATCH_CANCELLED,
+  BATCH_COMPLETED,
+  BATCH_CSV,
+  BATCH_ITEMS_PAGE,
+  BATCH_QUEUED,
+  BATCH_REQUEST,
+} from "../http/examples.ts";
 import { models } from "../http/models.ts";
 import type { Database } from "../kernel/db.ts";
 import { ApiError } from "../kernel/errors.ts";
@@ -18,7 +33,7 @@ import {
 } from "../webhooks/target.ts";
 import { csvRecord } from "./csv.ts";
 import { CSV_LIMITS, parseBatchBody } from "./input.ts";
-import { BatchIdSchema, type BatchItem, type BatchItemsPage } from "./schema.ts";
+import { type Batch, BatchIdSchema, type BatchItem, type BatchItemsPage } from "./schema.ts";
 import { cancelBatch, createBatch, findBatch, itemsPage } from "./store.ts";
 import { checkBatchSize } from "./volume.ts";
 
@@ -35,6 +50,26 @@ export type BatchRoutesDeps = {
 const DEFAULT_PAGE = 100;
 const MAX_PAGE = 1000;
 
+/** The events a batch's `webhook_url` receives. */
+export const BATCH_WEBHOOKS: WebhookDoc[] = [
+  {
+    type: "batch.completed",
+    summary: "A batch completed",
+    description: "Every item has its answer: read them with GET /batches/{id}/items.",
+    tag: "Batches",
+    model: "BatchEvent",
+    example: { type: "batch.completed", data: BATCH_COMPLETED },
+  },
+  {
+    type: "batch.cancelled",
+    summary: "A batch was cancelled",
+    description: "DELETE /batches/{id} stopped it; items not yet done are `cancelled`, unbilled.",
+    tag: "Batches",
+    model: "BatchEvent",
+    example: { type: "batch.cancelled", data: { ...BATCH_CANCELLED, webhook: BATCH_COMPLETED.webhook } },
+  },
+];
+
 const notFound = (id: string) => new ApiError("not_found", `no batch ${id}`);
 
 /** What every batch route may answer besides its own outcomes. */
@@ -43,11 +78,21 @@ const BATCH_ROUTE_RESPONSES = {
   403: {
     description:
       "`forbidden`: the key is revoked, or is a marketplace subscriber's (batches are for direct keys)",
+    ...errorExample("forbidden", "batches are for direct API keys; through the marketplace, use /validate"),
   },
 };
 
+const NO_SUCH_BATCH = {
+  description: "`not_found`: no batch of this key has this id",
+  ...errorExample("not_found", `no batch ${BATCH_QUEUED.id}`),
+};
+
 /** The hook of a route that answers one batch of the caller's, named by id. */
-function oneBatchRoute(summary: string, answer: string, description?: string) {
+function oneBatchRoute(
+  summary: string,
+  description: string,
+  answer: { description: string; example: Batch },
+) {
   return {
     caller: true as const,
     params: t.Object({ id: BatchIdSchema }),
@@ -55,11 +100,12 @@ function oneBatchRoute(summary: string, answer: string, description?: string) {
     detail: {
       summary,
       description,
+      tags: ["Batches"],
       security: [{ ApiKey: [] }],
       responses: {
-        200: { description: answer, headers: HEADERS.rateLimit },
+        200: { description: answer.description, headers: HEADERS.rateLimit, ...jsonExample(answer.example) },
         ...BATCH_ROUTE_RESPONSES,
-        404: { description: "`not_found`: no batch of this key has this id" },
+        404: NO_SUCH_BATCH,
       },
     },
   };
@@ -237,18 +283,23 @@ export function batchRoutes(deps: BatchRoutesDeps, auth: ReturnType<typeof authe
         response: { 202: "Batch", ...errorResponses(400, 401, 403, 413, 429, 503) },
         detail: {
           summary: "Validate a batch of VAT numbers and IBANs in the background",
+          tags: ["Batches"],
           description:
             "JSON `{items, webhook_url}`, or CSV (`Content-Type: text/csv`) with a header row naming any of `vat`, `iban`, `reference`. Each item follows the /validate input rules. Counts as one request for the per-minute limit; each item is billed by the /validate rules when it is processed.",
           security: [{ ApiKey: [] }],
           requestBody: {
             required: true,
             content: {
-              "application/json": { schema: { $ref: "#/components/schemas/BatchRequest" } },
+              "application/json": {
+                schema: { $ref: "#/components/schemas/BatchRequest" },
+                example: BATCH_REQUEST,
+              },
               "text/csv": {
                 schema: {
                   type: "string",
                   description: `a header row naming any of vat, iban, reference, then one row per item (RFC 4180); at most ${CSV_LIMITS.maxFields} fields and ${CSV_LIMITS.maxRecordLength} characters a record`,
                 },
+                example: BATCH_CSV,
               },
             },
           },
@@ -259,18 +310,27 @@ export function batchRoutes(deps: BatchRoutesDeps, auth: ReturnType<typeof authe
                 ...HEADERS.rateLimit,
                 Location: { description: "/batches/{id}", schema: { type: "string" } },
               },
+              ...jsonExample(BATCH_QUEUED),
             },
             400: {
               description:
                 "`invalid_request`: a malformed body, no items, too many (or more than the plan's batch items a day), a CSV record over its limits, an item breaking the input rules (named by its index), or a refused `webhook_url`; nothing is created",
+              ...errorExample("invalid_request", "item 1: send `vat`, `iban`, or both"),
             },
             ...BATCH_ROUTE_RESPONSES,
             429: {
               description:
                 "`rate_limited`: the per-minute limit, or the plan's batches queued or running at once, or its batch items a day (UTC); the message names which, and `Retry-After` when it frees",
               headers: BATCH_ROUTE_RESPONSES[429].headers,
+              ...errorExample(
+                "rate_limited",
+                "the free plan allows 2 batches queued or running at once; one frees when a batch of this key completes or is cancelled (DELETE /batches/{id})",
+              ),
             },
-            413: { description: "`invalid_request`: the body is over BATCH_MAX_BYTES (4 MiB by default)" },
+            413: {
+              description: "`invalid_request`: the body is over BATCH_MAX_BYTES (4 MiB by default)",
+              ...errorExample("invalid_request", "the body must be at most 4194304 bytes"),
+            },
           },
         },
       },
@@ -282,7 +342,11 @@ export function batchRoutes(deps: BatchRoutesDeps, auth: ReturnType<typeof authe
         if (!batch) throw notFound(params.id);
         return batch;
       },
-      oneBatchRoute("A batch: its status and counts", "The batch"),
+      oneBatchRoute(
+        "A batch: its status and counts",
+        "Poll it for progress (`counts.done` of `counts.total`), or give `webhook_url` when creating the batch and be told when it ends.",
+        { description: "The batch", example: BATCH_COMPLETED },
+      ),
     )
     .get(
       "/batches/:id/items",
@@ -324,6 +388,7 @@ export function batchRoutes(deps: BatchRoutesDeps, auth: ReturnType<typeof authe
         response: { 200: "BatchItemsPage", ...errorResponses(400, 401, 403, 404, 429, 503) },
         detail: {
           summary: "The items of a batch, in input order, a page at a time",
+          tags: ["Batches"],
           description:
             "With `Accept: text/csv`, the same page as CSV: a header row, one flat row per item; the next page's cursor is in `X-Next-Cursor`.",
           security: [{ ApiKey: [] }],
@@ -338,13 +403,22 @@ export function batchRoutes(deps: BatchRoutesDeps, auth: ReturnType<typeof authe
                 },
               },
               content: {
-                "application/json": { schema: { $ref: "#/components/schemas/BatchItemsPage" } },
-                "text/csv": { schema: { type: "string", description: `columns: ${CSV_COLUMNS.join(", ")}` } },
+                "application/json": {
+                  schema: { $ref: "#/components/schemas/BatchItemsPage" },
+                  example: BATCH_ITEMS_PAGE,
+                },
+                "text/csv": {
+                  schema: { type: "string", description: `columns: ${CSV_COLUMNS.join(", ")}` },
+                  example: csvRecord([...CSV_COLUMNS]) + BATCH_ITEMS_PAGE.items.map(csvRow).join(""),
+                },
               },
             },
-            400: { description: "`invalid_request`: a cursor or limit this API did not give out" },
+            400: {
+              description: "`invalid_request`: a cursor or limit this API did not give out",
+              ...errorExample("invalid_request", "`limit` must be a whole number from 1 to 1000"),
+            },
             ...BATCH_ROUTE_RESPONSES,
-            404: { description: "`not_found`: no batch of this key has this id" },
+            404: NO_SUCH_BATCH,
           },
         },
       },
@@ -361,8 +435,11 @@ export function batchRoutes(deps: BatchRoutesDeps, auth: ReturnType<typeof authe
       },
       oneBatchRoute(
         "Cancel a batch",
-        "The batch, cancelled (or as it was, when it had completed)",
         "Items not yet done become `cancelled`, unbilled. A batch that has already completed is returned as it is.",
+        {
+          description: "The batch, cancelled (or as it was, when it had completed)",
+          example: BATCH_CANCELLED,
+        },
       ),
     );
 }

@@ -130,3 +130,11 @@ export const BatchItemsPageSchema = t.Object(
   { title: "BatchItemsPage" },
 );
 export type BatchItemsPage = Static<typeof BatchItemsPageSchema>;
+
+export const BATCH_EVENTS = ["batch.completed", "batch.cancelled"] as const;
+
+export const BatchEventSchema = t.Object(
+  { type: stringEnum(BATCH_EVENTS), data: BatchSchema },
+  { title: "BatchEvent", description: "what a batch's `webhook_url` receives when the batch ends" },
+);
+export type BatchEvent = Static<typeof BatchEventSchema>;

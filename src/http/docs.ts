@@ -1,7 +1,7 @@
 import { dirname, join } from "node:path";
 import { openapi } from "@elysiajs/openapi";
 import { type AnyElysia, type DocumentDecoration, Elysia, type InternalRoute } from "elysia";
-import { ApiError } from "../kernel/errors.ts";
+import { ApiError, type ErrorCode } from "../kernel/errors.ts";
 import { contentSecurityPolicy } from "./content-security.ts";
 import type { models } from "./models.ts";
 
@@ -10,8 +10,84 @@ const SCHEMA_PREFIX = "#/components/schemas/";
 
 type ModelName = keyof typeof models;
 type HeaderDoc = { description: string; schema: { type: "integer" | "string"; format?: "date-time" } };
-type ResponseDoc = { description?: string; headers?: Record<string, unknown>; content?: unknown };
-type OperationDoc = { requestBody?: object; responses?: Record<string, ResponseDoc> };
+type NamedExamples = Record<string, { summary: string; value: unknown }>;
+type MediaDoc = { schema?: object; example?: unknown; examples?: NamedExamples };
+type ContentDoc = Record<string, MediaDoc>;
+type ExampleContent = { content: Record<string, { example: unknown } | { examples: NamedExamples }> };
+type ResponseDoc = { description?: string; headers?: Record<string, unknown>; content?: ContentDoc };
+type OperationDoc = { requestBody?: { content?: ContentDoc }; responses?: Record<string, ResponseDoc> };
+
+/** The groups of the document's operations, in the order a reader meets them. */
+export const TAGS = {
+  Validation: "Validate one VAT number or IBAN, and the stored record of a VAT check",
+  Batches: "Validate lists in the background: CSV or JSON in, progress, results, webhooks",
+  Monitors: "Watch VAT numbers over time and hear when a registration or its details change",
+  Account: "The calling key's plan, usage and quota",
+  Operations: "Availability of the service and of the authorities behind it",
+} as const;
+export type Tag = keyof typeof TAGS;
+
+/** An event the service sends to a `webhook_url`, for the document's `webhooks`. */
+export type WebhookDoc = {
+  type: string;
+  summary: string;
+  description: string;
+  tag: Tag;
+  model: ModelName;
+  example: unknown;
+};
+
+const signatureHeader = (name: string, description: string) => ({
+  name,
+  in: "header",
+  required: true,
+  description,
+  schema: { type: "string" },
+});
+
+/** Every event is a signed POST of Standard Webhooks, retried until a 2xx: documented once. */
+function webhookOperation(event: WebhookDoc) {
+  return {
+    post: {
+      summary: event.summary,
+      description: `${event.description} Signed per Standard Webhooks with the key's signing secret (\`npm run keys -- webhook-secret KEY_ID\`); delivered at least once, retried with backoff for 24 hours until your endpoint answers 2xx, with the same \`webhook-id\` on every attempt: use it to ignore repeats.`,
+      operationId: `on-${event.type.replace(".", "-")}`,
+      tags: [event.tag],
+      // Your endpoint is called, not ours: the signature headers are what proves the sender.
+      security: [],
+      parameters: [
+        signatureHeader("webhook-id", "the message's id: the same on every retry"),
+        signatureHeader("webhook-timestamp", "when this attempt was signed, in seconds since 1970"),
+        signatureHeader("webhook-signature", "`v1,` and the base64 HMAC-SHA256 of `{id}.{timestamp}.{body}`"),
+      ],
+      requestBody: {
+        required: true,
+        content: {
+          "application/json": { schema: { $ref: `${SCHEMA_PREFIX}${event.model}` }, example: event.example },
+        },
+      },
+      responses: {
+        "200": {
+          description:
+            "Received; any 2xx will do. Any other answer, or none within WEBHOOK_TIMEOUT_MS (10 s by default), is retried",
+        },
+      },
+    },
+  };
+}
+
+/** Examples of a JSON body, named: Swagger UI offers them in a list, the first shown. */
+export function jsonExamples(examples: NamedExamples): ExampleContent {
+  return { content: { "application/json": { examples } } };
+}
+
+/** The example of a JSON body. */
+export const jsonExample = (value: unknown): ExampleContent => ({
+  content: { "application/json": { example: value } },
+});
+
+/** An error response's example: the one error shape, with a code and message this route sends. */
+export const errorExample = (code: ErrorCode, message: string) => jsonExample({ error: { code, message } });
 
 const header = (description: string, type: "integer" | "string", format?: "date-time"): HeaderDoc => ({
   description,
@@ -47,15 +123,23 @@ export const errorResponses = (...statuses: number[]) =>
 
 /** What every route that needs a key may answer besides its own outcomes, documented once. */
 export const KEYED_ROUTE_RESPONSES = {
-  401: { description: "`unauthorized`: the key is missing or invalid" },
-  403: { description: "`forbidden`: the key is revoked" },
+  401: {
+    description: "`unauthorized`: the key is missing or invalid",
+    ...errorExample("unauthorized", "send your API key in the X-API-Key header (or Authorization: Bearer)"),
+  },
+  403: {
+    description: "`forbidden`: the key is revoked",
+    ...errorExample("forbidden", "this API key has been revoked"),
+  },
   429: {
     description: "`rate_limited`: the per-minute limit is exceeded",
     headers: { ...HEADERS.retryAfter, ...HEADERS.rateLimit },
+    ...errorExample("rate_limited", "more than 60 requests in this minute; retry in 12 s"),
   },
   503: {
     description: "`service_unavailable`: a store the service needs is unreachable",
     headers: HEADERS.retryAfter,
+    ...errorExample("service_unavailable", "usage cannot be recorded right now; try again shortly"),
   },
 };
 
@@ -71,10 +155,13 @@ const REQUEST_ID_HEADER = {
  * own get no content types from the plugin, and its default lists form encodings the API
  * does not accept.
  */
-export function jsonRequestBody(model: ModelName): NonNullable<DocumentDecoration["requestBody"]> {
+export function jsonRequestBody(
+  model: ModelName,
+  examples: NamedExamples,
+): NonNullable<DocumentDecoration["requestBody"]> {
   return {
     required: true,
-    content: { "application/json": { schema: { $ref: `${SCHEMA_PREFIX}${model}` } } },
+    content: { "application/json": { schema: { $ref: `${SCHEMA_PREFIX}${model}` }, examples } },
   };
 }
 
@@ -93,14 +180,33 @@ function withDeclaredDetail(
   for (const [status, derived] of Object.entries(operation.responses ?? {})) {
     const own = declared[status];
     const headers = { ...REQUEST_ID_HEADER, ...derived.headers, ...own?.headers };
-    responses[status] = { ...derived, ...own, headers };
+    const content = withMedia(derived.content, own?.content);
+    responses[status] = { ...derived, ...own, headers, ...(content && { content }) };
   }
   const undeclared = Object.keys(declared).filter((status) => !(status in responses));
   if (undeclared.length > 0) {
     throw new Error(`${where} documents status ${undeclared.join(", ")} without a response schema`);
   }
-  const requestBody = detail.requestBody ? { ...operation.requestBody, ...detail.requestBody } : undefined;
+  const declaredBody = detail.requestBody as OperationDoc["requestBody"];
+  const requestContent = withMedia(operation.requestBody?.content, declaredBody?.content);
+  const requestBody = declaredBody
+    ? { ...operation.requestBody, ...declaredBody, ...(requestContent && { content: requestContent }) }
+    : undefined;
   return { ...operation, ...(requestBody && { requestBody }), responses };
+}
+
+/**
+ * Declared media types over derived ones, field by field: a route that only adds an example
+ * keeps the schema derived from its model.
+ */
+function withMedia(
+  derived: ContentDoc | undefined,
+  declared: ContentDoc | undefined,
+): ContentDoc | undefined {
+  if (!declared) return derived;
+  const merged: ContentDoc = { ...derived };
+  for (const [type, media] of Object.entries(declared)) merged[type] = { ...derived?.[type], ...media };
+  return merged;
 }
 
 /**
@@ -131,7 +237,12 @@ const UNEXPECTED_RESPONSE: ResponseDoc = {
   description:
     "`not_found` (404), `method_not_allowed` (405, with `Allow`) or `internal_error` (500), in the error shape",
   headers: REQUEST_ID_HEADER,
-  content: { "application/json": { schema: { $ref: `${SCHEMA_PREFIX}ErrorResponse` } } },
+  content: {
+    "application/json": {
+      schema: { $ref: `${SCHEMA_PREFIX}ErrorResponse` },
+      example: { error: { code: "not_found", message: "no route for GET /validation" } },
+    },
+  },
 };
 
 type GeneratedDocument = {
@@ -143,7 +254,12 @@ type GeneratedDocument = {
  * The plugin's document, completed: each operation with what its route's `detail` declares,
  * models referred to instead of inlined, and the API key security scheme.
  */
-function completed(app: AnyElysia, generated: GeneratedDocument, info: DocumentInfo) {
+function completed(
+  app: AnyElysia,
+  generated: GeneratedDocument,
+  info: DocumentInfo,
+  webhooks: readonly WebhookDoc[],
+) {
   const paths = structuredClone(generated.paths);
   // Protected in Elysia's types; the plugin's generator reads the routes through it too.
   const routes = (app as unknown as { getGlobalRoutes(): InternalRoute[] }).getGlobalRoutes();
@@ -166,7 +282,9 @@ function completed(app: AnyElysia, generated: GeneratedDocument, info: DocumentI
     info,
     // The document is served by the API it describes: its paths are relative to where it was read.
     servers: [{ url: "/", description: "this service" }],
+    tags: Object.entries(TAGS).map(([name, description]) => ({ name, description })),
     paths,
+    webhooks: Object.fromEntries(webhooks.map((event) => [event.type, webhookOperation(event)])),
     components: {
       securitySchemes: {
         ApiKey: { type: "apiKey", in: "header", name: "X-API-Key", description: "your API key" },
@@ -238,7 +356,7 @@ const SPEC_PATH = "/swagger/json";
  * loads them from a CDN with an inline script, which neither works offline nor under a
  * content-security policy that allows scripts from this origin only.
  */
-export function docs(options: { version: string; description: string }) {
+export function docs(options: { version: string; description: string; webhooks: readonly WebhookDoc[] }) {
   const assetDirectory = swaggerUiDirectory();
   const assets = Object.fromEntries(
     Object.entries(UI_ASSETS).map(([name, type]) => [
@@ -248,7 +366,8 @@ export function docs(options: { version: string; description: string }) {
   );
   const info: DocumentInfo = {
     title: "VAT and IBAN validation API",
-    ...options,
+    version: options.version,
+    description: options.description,
     // SPDX's form for a licence of one's own: the API and its description are not open source.
     license: { name: "Proprietary", identifier: "LicenseRef-Proprietary" },
   };
@@ -263,7 +382,7 @@ export function docs(options: { version: string; description: string }) {
         if (path !== SPEC_PATH || typeof response !== "object" || response === null) return;
         let document = documents.get(response);
         if (!document) {
-          document = completed(plugin, response as GeneratedDocument, info);
+          document = completed(plugin, response as GeneratedDocument, info, options.webhooks);
           documents.set(response, document);
         }
         return document;

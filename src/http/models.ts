@@ -1,4 +1,5 @@
 import {
+  BatchEventSchema,
   BatchItemInputSchema,
   BatchItemSchema,
   BatchItemsPageSchema,
@@ -45,5 +46,6 @@ export const models = {
   Batch: BatchSchema,
   BatchItem: BatchItemSchema,
   BatchItemsPage: BatchItemsPageSchema,
+  BatchEvent: BatchEventSchema,
   ValidationRecord: ValidationRecordSchema,
 };

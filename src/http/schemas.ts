@@ -90,3 +90,4 @@ export const HealthSchema = t.Object(
   },
   { title: "Health" },
 );
+export type Health = Static<typeof HealthSchema>;

@@ -1,9 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { sql } from "drizzle-orm";
-import type { Batch } from "../batches/schema.ts";
+import type { Batch, BatchEvent } from "../batches/schema.ts";
 import type { Rows } from "../kernel/db.ts";
-
-export type WebhookEvent = "batch.completed" | "batch.cancelled";
 
 /** How long a message is retried before it is given up. */
 export const DELIVERY_WINDOW_HOURS = 24;
@@ -16,11 +14,11 @@ export const DELIVERY_WINDOW_HOURS = 24;
 export async function queueBatchWebhook(
   rows: Rows,
   keyId: string,
-  type: WebhookEvent,
+  type: BatchEvent["type"],
   batch: Batch,
 ): Promise<void> {
   if (batch.webhook === null) return;
-  const payload = JSON.stringify({ type, data: batch });
+  const payload = JSON.stringify({ type, data: batch } satisfies BatchEvent);
   await rows(sql`
     INSERT INTO webhook_deliveries (id, batch_id, key_id, url, payload, give_up_at)
     VALUES (${`msg_${randomBytes(12).toString("hex")}`}, ${batch.id}, ${keyId}, ${batch.webhook.url}, ${payload},

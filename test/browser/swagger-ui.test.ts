@@ -30,6 +30,8 @@ const ROUTES = [
   "POST /batches",
   "POST /validate",
 ];
+/** The events the service sends, which Swagger UI lists with the routes. */
+const EVENTS = ["POST batch.cancelled", "POST batch.completed"];
 const IBAN_INPUT = "DE89 3704 0044 0532 0130 00";
 
 type Violation = { directive: string; blocked: string };
@@ -143,10 +145,14 @@ describe("the OpenAPI UI in Chromium", () => {
     await onPage("routes", async () => {
       const document = (await (await fetch(`${server.url}/swagger/json`)).json()) as {
         paths: Record<string, Record<string, unknown>>;
+        webhooks: Record<string, Record<string, unknown>>;
       };
-      const documented = Object.entries(document.paths).flatMap(([path, operations]) =>
-        Object.keys(operations).map((method) => `${method.toUpperCase()} ${path}`),
-      );
+      const operations = (paths: Record<string, Record<string, unknown>>) =>
+        Object.entries(paths).flatMap(([path, operations]) =>
+          Object.keys(operations).map((method) => `${method.toUpperCase()} ${path}`),
+        );
+      const documented = operations(document.paths);
+      const events = operations(document.webhooks);
       const blocks = page.locator(".opblock");
       await blocks.first().waitFor();
       const rendered = await Promise.all(
@@ -157,7 +163,8 @@ describe("the OpenAPI UI in Chromium", () => {
         }),
       );
       expect(documented.sort()).toEqual(ROUTES);
-      expect(rendered.sort()).toEqual(ROUTES);
+      expect(events.sort()).toEqual(EVENTS);
+      expect(rendered.sort()).toEqual([...ROUTES, ...EVENTS].sort());
     });
   });
 

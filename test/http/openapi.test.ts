@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { ERROR_STATUS, type ErrorCode } from "../../src/kernel/errors.ts";
 import { type Harness, startHarness } from "../support/harness.ts";
 
 /**
@@ -18,18 +19,24 @@ type Schema = {
   maxLength?: number;
   minProperties?: number;
 };
+type Media = { schema: Schema; example?: unknown; examples?: Record<string, { value?: unknown }> };
 type Response = {
   description?: string;
   headers?: Record<string, unknown>;
-  content?: Record<string, { schema: Schema }>;
+  content?: Record<string, Media>;
 };
 type Operation = {
+  summary?: string;
+  description?: string;
+  tags?: string[];
   security?: Record<string, string[]>[];
-  requestBody?: { required?: boolean; content?: Record<string, { schema: Schema }> };
+  requestBody?: { required?: boolean; content?: Record<string, Media> };
   responses: Record<string, Response>;
 };
 type Document = {
   openapi: string;
+  tags?: { name: string; description?: string }[];
+  webhooks?: Record<string, { post: Operation }>;
   info: { version: string; title: string };
   security?: unknown;
   paths: Record<string, Record<string, Operation>>;
@@ -260,6 +267,64 @@ describe("the OpenAPI document", () => {
         expect({ where, headers: Object.keys(response.headers ?? {}) }).toMatchObject({
           headers: expect.arrayContaining(["X-Request-Id"]),
         });
+      }
+    }
+  });
+
+  test("every operation is documented as users meet it: summary, description, one tag, examples of its request and of each answer", () => {
+    const tags = (document.tags ?? []).map((tag) => tag.name);
+    expect(tags).toEqual(["Validation", "Batches", "Monitors", "Account", "Operations"]);
+    expect(document.tags?.every((tag) => (tag.description ?? "").length > 0)).toBe(true);
+    const hasExample = (media: Media) =>
+      media.example !== undefined || Object.values(media.examples ?? {}).some((e) => e.value !== undefined);
+    const events = Object.entries(document.webhooks ?? {}).map(
+      ([type, item]) => [`event ${type}`, item.post] as const,
+    );
+    expect(events.map(([event]) => event)).toEqual(["event batch.completed", "event batch.cancelled"]);
+    for (const [route, documented] of [
+      ...Object.keys(ROUTES).map((route) => [route, operation(route)] as const),
+      ...events,
+    ]) {
+      expect({ route, summary: documented.summary ?? "" }).toMatchObject({
+        summary: expect.stringMatching(/\w/),
+      });
+      expect({ route, description: documented.description ?? "" }).toMatchObject({
+        description: expect.stringMatching(/\w/),
+      });
+      expect({ route, tags: documented.tags ?? [] }).toEqual({
+        route,
+        tags: [expect.stringMatching(new RegExp(`^(${tags.join("|")})$`))],
+      });
+      for (const [type, media] of Object.entries(documented.requestBody?.content ?? {}))
+        expect({ route, type, example: hasExample(media) }).toEqual({ route, type, example: true });
+      for (const [status, response] of Object.entries(documented.responses))
+        for (const [type, media] of Object.entries(response.content ?? {}))
+          expect({ route, status, type, example: hasExample(media) }).toEqual({
+            route,
+            status,
+            type,
+            example: true,
+          });
+    }
+  });
+
+  test("an error response's example carries a code that answers with that status", () => {
+    for (const route of Object.keys(ROUTES)) {
+      for (const [status, response] of Object.entries(operation(route).responses)) {
+        if (status === "default" || status.startsWith("2")) continue;
+        const media = response.content?.["application/json"];
+        const bodies = [media?.example, ...Object.values(media?.examples ?? {}).map((e) => e.value)];
+        for (const body of bodies.filter((body) => body !== undefined)) {
+          const code = (body as { error: { code: ErrorCode } }).error.code;
+          // The one status a code shares: a body over its limit is `invalid_request` with 413.
+          const answers = status === "413" && code === "invalid_request" ? 413 : ERROR_STATUS[code];
+          expect({ route, status, code, answers }).toEqual({
+            route,
+            status,
+            code,
+            answers: Number(status) as typeof answers,
+          });
+        }
       }
     }
   });

@@ -1,0 +1,217 @@
+/**
+ * The bodies the OpenAPI document shows as examples, in one place: real-looking numbers (a
+ * Dutch VAT number VIES discloses, Commerzbank's published sample IBAN) answered as this
+ * service answers them. Each is typed by its schema, so a field added to a model is a type
+ * error here until its example shows it; Redocly checks them against the document's schemas.
+ */
+import type { Batch, BatchItemsPage } from "../batches/schema.ts";
+import type { IbanResult } from "../iban/schema.ts";
+import type { ValidationRecord } from "../validation/records.ts";
+import type { VatResult } from "../vat/schema.ts";
+import type { StatusBody } from "../vat/status.ts";
+import type { Health, Usage, ValidateResponse } from "./schemas.ts";
+
+const CHECKED_AT = "2026-11-26T09:30:12.000Z";
+const RESET_AT = "2026-12-01T00:00:00.000Z";
+
+export const VAT_RESULT: VatResult = {
+  input: "NL854265259B01",
+  vat_number: "NL854265259B01",
+  country_code: "NL",
+  country_name: "Netherlands",
+  valid: true,
+  name: "GITHUB B.V.",
+  address: "VIJZELSTRAAT 00068\n1017HL AMSTERDAM",
+  source: "vies",
+  checked_at: CHECKED_AT,
+  consultation_number: "WAPIAAAAZUt4_Bq1",
+  error: null,
+  cached: false,
+  stale: false,
+  warning: null,
+  match: null,
+};
+
+export const IBAN_RESULT: IbanResult = {
+  input: "DE89 3704 0044 0532 0130 00",
+  valid: true,
+  iban: "DE89370400440532013000",
+  iban_formatted: "DE89 3704 0044 0532 0130 00",
+  country_code: "DE",
+  check_digits: "89",
+  bban: "370400440532013000",
+  bank_code: "37040044",
+  branch_code: null,
+  account_number: "0532013000",
+  sepa: true,
+  bank: { name: "Commerzbank", bic: "COBADEFFXXX" },
+  source: "offline",
+  cached: false,
+  error: null,
+};
+
+const USAGE_BLOCK: ValidateResponse["usage"] = {
+  plan: "basic",
+  used: 412,
+  limit: 2000,
+  remaining: 1588,
+  reset_at: RESET_AT,
+};
+
+export const VALIDATE_RESPONSES: Record<string, { summary: string; value: ValidateResponse }> = {
+  vat: {
+    summary: "A VAT number, registered",
+    value: {
+      request_id: "7d3f9a52-1c4e-4b8a-9f61-2e5d8c0b7a14",
+      vat: VAT_RESULT,
+      billable: true,
+      usage: USAGE_BLOCK,
+    },
+  },
+  match: {
+    summary: "A VAT number with the name and city you were given, compared",
+    value: {
+      request_id: "0b6e2f8d-5a19-4c37-b2d4-8e1f6a9c3d50",
+      vat: {
+        ...VAT_RESULT,
+        match: {
+          overall: "match",
+          name: { result: "match", by: "local" },
+          city: { result: "match", by: "local" },
+        },
+      },
+      billable: true,
+      usage: USAGE_BLOCK,
+    },
+  },
+  iban: {
+    summary: "An IBAN, valid, with its bank",
+    value: {
+      request_id: "c4a1e7b3-9d28-4f6c-a5e0-3b7d9f2c8e61",
+      iban: IBAN_RESULT,
+      billable: true,
+      usage: { ...USAGE_BLOCK, used: 413, remaining: 1587 },
+    },
+  },
+  cached: {
+    summary: "A VAT number answered from the cache: not billed",
+    value: {
+      request_id: "5e9b3c7a-2f1d-4a86-b0c4-9d6e1f8a2b37",
+      vat: { ...VAT_RESULT, cached: true },
+      billable: false,
+      usage: USAGE_BLOCK,
+    },
+  },
+};
+
+export const VALIDATION_RECORD: ValidationRecord = {
+  request_id: "7d3f9a52-1c4e-4b8a-9f61-2e5d8c0b7a14",
+  key_id: "key_fo3kblowfgzd8d1n",
+  vat_number: "NL854265259B01",
+  valid: true,
+  name: "GITHUB B.V.",
+  address: "VIJZELSTRAAT 00068\n1017HL AMSTERDAM",
+  checked_at: CHECKED_AT,
+  consultation_number: "WAPIAAAAZUt4_Bq1",
+  source: "vies",
+  match: {
+    sent: { name: "GitHub BV", city: "Amsterdam" },
+    result: {
+      overall: "match",
+      name: { result: "match", by: "local" },
+      city: { result: "match", by: "local" },
+    },
+  },
+};
+
+export const USAGE: Usage = {
+  plan: "basic",
+  plan_name: "Basic",
+  price_usd_per_month: 19,
+  monthly_quota: 2000,
+  used: 412,
+  remaining: 1588,
+  period_start: "2026-11-01T00:00:00.000Z",
+  reset_at: RESET_AT,
+  rate_limit_per_minute: 60,
+  requests_this_month: 1297,
+  key_id: "key_fo3kblowfgzd8d1n",
+};
+
+export const VIES_STATUS: StatusBody = {
+  available: true,
+  checked_at: CHECKED_AT,
+  cached: true,
+  countries: [
+    { country_code: "DE", vies_code: "DE", availability: "available", raw: "Available" },
+    { country_code: "GR", vies_code: "EL", availability: "unavailable", raw: "Unavailable" },
+    { country_code: "NL", vies_code: "NL", availability: "available", raw: "Available" },
+  ],
+};
+
+export const HEALTH: Health = {
+  status: "ok",
+  registry_version: "swift-r100+schwifty-23462330 (bank data 2026-07-23)",
+};
+
+const BATCH_ID = "bat_5f0c6e1d2a9b8c7d6e5f4a3b";
+
+export const BATCH_QUEUED: Batch = {
+  id: BATCH_ID,
+  status: "queued",
+  created_at: "2026-11-26T09:30:00.000Z",
+  completed_at: null,
+  counts: { total: 2, done: 0, valid: 0, invalid: 0, failed: 0, billed: 0 },
+  webhook: {
+    url: "https://erp.example.com/hooks/vat",
+    last_delivery_at: null,
+    last_status: null,
+    attempts: 0,
+  },
+};
+
+export const BATCH_COMPLETED: Batch = {
+  ...BATCH_QUEUED,
+  status: "completed",
+  completed_at: "2026-11-26T09:30:02.000Z",
+  counts: { total: 2, done: 2, valid: 2, invalid: 0, failed: 0, billed: 2 },
+  webhook: {
+    url: "https://erp.example.com/hooks/vat",
+    last_delivery_at: "2026-11-26T09:30:02.000Z",
+    last_status: 200,
+    attempts: 1,
+  },
+};
+
+export const BATCH_CANCELLED: Batch = {
+  ...BATCH_QUEUED,
+  status: "cancelled",
+  completed_at: "2026-11-26T09:30:01.000Z",
+  counts: { total: 2, done: 1, valid: 1, invalid: 0, failed: 0, billed: 1 },
+};
+
+export const BATCH_REQUEST = {
+  items: [
+    { vat: "NL854265259B01", reference: "cust-1001", match: { name: "GitHub BV" } },
+    { iban: "DE89 3704 0044 0532 0130 00", reference: "cust-1002" },
+  ],
+  webhook_url: "https://erp.example.com/hooks/vat",
+};
+
+export const BATCH_CSV =
+  "vat,iban,reference\nNL854265259B01,,cust-1001\n,DE89 3704 0044 0532 0130 00,cust-1002\n";
+
+export const BATCH_ITEMS_PAGE: BatchItemsPage = {
+  items: [
+    {
+      index: 0,
+      reference: "cust-1001",
+      status: "done",
+      vat: { ...VAT_RESULT, input: "NL854265259B01" },
+      billable: true,
+      error: null,
+    },
+    { index: 1, reference: "cust-1002", status: "done", iban: IBAN_RESULT, billable: true, error: null },
+  ],
+  next_cursor: null,
+};
