@@ -1,6 +1,7 @@
 import type { Schemas } from "@vat-iban/client";
 import { useRef, useState } from "preact/hooks";
 import type { Problem, Session } from "./api.ts";
+import { MatchInputs, matchRequestOf } from "./match.tsx";
 import { ProblemNotice } from "./problem.tsx";
 import { IbanResultView, VatResultView } from "./results.tsx";
 
@@ -23,9 +24,12 @@ export function CheckPanel({ session }: { session: Session }) {
       input.current?.focus();
       return;
     }
+    const match = kind === "vat" ? matchRequestOf(event.currentTarget as HTMLFormElement) : undefined;
     setBusy(true);
     const outcome = await session.ask((api) =>
-      api.POST("/validate", { body: kind === "vat" ? { vat: value } : { iban: value } }),
+      api.POST("/validate", {
+        body: kind === "vat" ? { vat: value, ...(match && { match }) } : { iban: value },
+      }),
     );
     setBusy(false);
     setAnswer(outcome.ok ? outcome.data : null);
@@ -67,6 +71,7 @@ export function CheckPanel({ session }: { session: Session }) {
             {busy ? "Checking…" : "Check"}
           </button>
         </div>
+        {kind === "vat" && <MatchInputs />}
       </form>
       <div aria-live="polite" class="answer">
         {problem && <ProblemNotice problem={problem} />}

@@ -1,5 +1,6 @@
 import type { Schemas } from "@vat-iban/client";
 import { dateTime, Fields, OtherFields, type Verdict, VerdictLine } from "./fields.tsx";
+import { MatchView } from "./match.tsx";
 
 type VatResult = Schemas["VatResult"];
 type IbanResult = Schemas["IbanResult"];
@@ -28,6 +29,7 @@ const VAT_SHOWN = [
   "consultation_number",
   "error",
   "warning",
+  "match",
 ] as const;
 
 export function VatResultView({ result }: { result: VatResult }) {
@@ -106,6 +108,7 @@ export function VatResultView({ result }: { result: VatResult }) {
           <dd>{result.consultation_number ?? "none given for this check"}</dd>
         </div>
       </dl>
+      {result.match && <MatchView match={result.match} />}
       <OtherFields result={result} known={VAT_SHOWN} />
     </article>
   );

@@ -201,6 +201,35 @@ describe("the console in Chromium", () => {
     });
   });
 
+  test("Check one: a VAT number with the name and city a customer gave, compared with the register", async () => {
+    await step("4b-vat-match", async () => {
+      await page.getByLabel("VAT number", { exact: true }).check();
+      await page.getByLabel("VAT number, with its country prefix").fill(VAT_INPUT);
+      await page.getByText("Compare with the name and address you were given").click();
+      await page.getByLabel("Name", { exact: true }).fill("GitHub BV");
+      await page.getByLabel("City", { exact: true }).fill("Amsterdam");
+      const asked = page.waitForRequest((request) => request.url() === `${server.url}/validate`);
+      const answered = page.waitForResponse((response) => response.url() === `${server.url}/validate`);
+      await page.getByRole("button", { name: "Check", exact: true }).click();
+      expect((await asked).postDataJSON()).toEqual({
+        vat: VAT_INPUT,
+        match: { name: "GitHub BV", city: "Amsterdam" },
+      });
+      const body = (await (await answered).json()) as ValidateResponse;
+      expect(body.vat?.match).toEqual({
+        overall: "match",
+        name: { result: "match", by: "local" },
+        city: { result: "match", by: "local" },
+      });
+      const compared = page.getByRole("region", { name: "Details compared" });
+      const text = await compared.innerText();
+      expect(text).toContain("The details you gave match the register");
+      expect(text).toContain("Name\nmatches (by this service)");
+      expect(text).toContain("City\nmatches (by this service)");
+      expect(text).not.toContain("Street");
+    });
+  });
+
   test("Check a list: 200 rows queued, the bar moving, no polling while hidden, results filtered and downloaded as the API gives them", async () => {
     let batchId = "";
     const polls: number[] = [];
