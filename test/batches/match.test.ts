@@ -18,6 +18,7 @@ async function keyed() {
 }
 
 const local = (result: "match" | "mismatch") => ({ result, by: "local" }) as const;
+const authority = (result: "match" | "mismatch") => ({ result, by: "authority" }) as const;
 /** A match result as the service gives it (typed, for comparing). */
 const matched = (result: MatchResult) => result;
 
@@ -80,6 +81,42 @@ describe("batch items with `match`", () => {
       ["match", "", "", "match", ""],
       ["", "", "", "", ""],
     ]);
+  });
+});
+
+describe("batch items with `match` for a Spanish number (Spain compares details itself)", () => {
+  test("JSON and CSV: the member state's codes, fresh and billed; the record keeps them", async () => {
+    const { send, secret } = await keyed();
+    const created = await createBatch(send, {
+      items: [
+        { vat: "ESB83891812", match: { name: "Rodrisa Automoviles", postcode: "28430", city: "Madrid" } },
+      ],
+    });
+    const batch = await waitForBatch(send, created.id);
+    const [item] = await allItems(send, created.id);
+    const expected = matched({
+      overall: "partial",
+      name: authority("match"),
+      postcode: authority("match"),
+      city: authority("mismatch"),
+    });
+    expect({ done: batch.counts.done, billable: item?.billable, match: item?.vat?.match }).toEqual({
+      done: 1,
+      billable: true,
+      match: expected,
+    });
+    const record = await harness.request<ValidationRecord>("GET", `/validations/${created.id}.0`, {
+      key: secret,
+    });
+    expect(record.body.match?.result).toEqual(expected);
+
+    const csv = await send("POST", "/batches", {
+      body: "vat,match_name\r\nESB83891812,Another Company SA\r\n",
+      headers: { "content-type": "text/csv" },
+    });
+    const fromCsv = await waitForBatch(send, ((await csv.json()) as Batch).id);
+    const [csvItem] = await allItems(send, fromCsv.id);
+    expect(csvItem?.vat?.match).toEqual(matched({ overall: "mismatch", name: authority("mismatch") }));
   });
 });
 

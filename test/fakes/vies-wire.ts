@@ -45,6 +45,19 @@ export const VAT_NUMBER_PATTERN = /^[0-9A-Za-z+*.]{2,12}$/;
 
 export type ViesOperation = "checkVat" | "checkVatApprox";
 
+/** The trader details of an approximate check, whichever door they came through. */
+export type TraderField = "name" | "companyType" | "street" | "postcode" | "city";
+export type TraderFields = Partial<Record<TraderField, string>>;
+
+/** The SOAP element of each trader detail, in the order of the WSDL's sequence. */
+export const SOAP_TRADER_ELEMENTS: ReadonlyArray<[TraderField, string]> = [
+  ["name", "traderName"],
+  ["companyType", "traderCompanyType"],
+  ["street", "traderStreet"],
+  ["postcode", "traderPostcode"],
+  ["city", "traderCity"],
+];
+
 export type ViesSoapRequest = {
   operation: ViesOperation;
   countryCode: string;
@@ -52,6 +65,8 @@ export type ViesSoapRequest = {
   /** Only for checkVatApprox; empty string when the element is absent. */
   requesterCountryCode: string;
   requesterVatNumber: string;
+  /** Only for checkVatApprox: the trader elements sent, as sent. */
+  trader: TraderFields;
 };
 
 const parser = new XMLParser({
@@ -117,11 +132,7 @@ const REQUEST_FIELDS: Record<ViesOperation, ReadonlySet<string>> = {
   checkVat: new Set(CHECK_VAT_FIELDS),
   checkVatApprox: new Set([
     ...CHECK_VAT_FIELDS,
-    "traderName",
-    "traderCompanyType",
-    "traderStreet",
-    "traderPostcode",
-    "traderCity",
+    ...SOAP_TRADER_ELEMENTS.map(([, element]) => element),
     "requesterCountryCode",
     "requesterVatNumber",
   ]),
@@ -163,12 +174,18 @@ export function parseSoapRequest(xml: string): ViesSoapRequest | ViesClientError
     }
     fields.set(field.local, textOf(field.found.node));
   }
+  const trader: TraderFields = {};
+  for (const [field, element] of SOAP_TRADER_ELEMENTS) {
+    const value = fields.get(element);
+    if (value !== undefined) trader[field] = value;
+  }
   return {
     operation: operation.local,
     countryCode: fields.get("countryCode") ?? "",
     vatNumber: fields.get("vatNumber") ?? "",
     requesterCountryCode: fields.get("requesterCountryCode") ?? "",
     requesterVatNumber: fields.get("requesterVatNumber") ?? "",
+    trader,
   };
 }
 
@@ -178,6 +195,9 @@ function escapeText(value: string): string {
   return value.replace(/[&<>]/g, (char) => XML_ESCAPES[char] ?? char);
 }
 
+/** An approximate-match code as checkVatApprox sends it: 1 VALID, 2 INVALID, 3 NOT_PROCESSED. */
+export type MatchCode = 1 | 2 | 3;
+
 export type ViesAnswerFields = {
   operation: ViesOperation;
   countryCode: string;
@@ -185,8 +205,13 @@ export type ViesAnswerFields = {
   requestDate: string;
   valid: boolean;
   name: string;
-  address: string;
+  /** Null leaves the element out (checkVatApprox for a state that discloses nothing, as in the ES sample). */
+  address: string | null;
   requestIdentifier: string;
+  /** checkVatApprox only: the company type, street, postcode and city sent back, as sent. */
+  echoes?: Omit<TraderFields, "name">;
+  /** checkVatApprox only: the code of each trader detail, for a request that sent some. */
+  codes?: Record<TraderField, MatchCode>;
 };
 
 /** A success body as VIES sends it since 2022: one line, no XML declaration, `env:`/`ns2:`. */
@@ -198,13 +223,24 @@ export function answerEnvelope(a: ViesAnswerFields): string {
     ns2("requestDate", a.requestDate),
     ns2("valid", String(a.valid)),
   ];
+  const echoes = a.echoes ?? {};
+  // The WSDL's order: name, company type, address, the echoed street, postcode and city, the codes.
   const tail =
     a.operation === "checkVat"
-      ? [ns2("name", a.name), ns2("address", a.address)]
+      ? [ns2("name", a.name), ns2("address", a.address ?? "---")]
       : [
           ns2("traderName", a.name),
-          ns2("traderCompanyType", "---"),
-          ns2("traderAddress", a.address),
+          ns2("traderCompanyType", echoes.companyType ?? "---"),
+          ...(a.address === null ? [] : [ns2("traderAddress", a.address)]),
+          ...SOAP_TRADER_ELEMENTS.slice(2).flatMap(([field, element]) => {
+            const echoed = echoes[field as Exclude<TraderField, "name">];
+            return echoed === undefined ? [] : [ns2(element, echoed)];
+          }),
+          ...(a.codes === undefined
+            ? []
+            : SOAP_TRADER_ELEMENTS.map(([field, element]) =>
+                ns2(`${element}Match`, String(a.codes?.[field])),
+              )),
           ns2("requestIdentifier", a.requestIdentifier),
         ];
   const response = `${a.operation}Response`;

@@ -10,9 +10,12 @@ import {
   brusselsRequestDate,
   faultEnvelope,
   jacksonStringify,
+  type MatchCode,
   newRequestIdentifier,
   parseSoapRequest,
   proxyErrorPage,
+  type TraderField,
+  type TraderFields,
   VAT_NUMBER_PATTERN,
   VIES_COUNTRIES,
   type ViesOperation,
@@ -77,6 +80,8 @@ export type ViesRegistryEntry = {
   name?: string;
   /** Raw, as VIES would send it (NL addresses start and end with `\n`); `---` when omitted. */
   address?: string;
+  /** What a state that compares trader details (ES) holds beside the name: it discloses none of it. */
+  trader?: Omit<TraderFields, "name">;
 };
 
 export type ViesCall = {
@@ -84,6 +89,8 @@ export type ViesCall = {
   countryCode: string | null;
   vatNumber: string | null;
   requester: { countryCode: string; vatNumber: string } | null;
+  /** The trader details of an approximate check, as sent (empty for none). */
+  trader: TraderFields;
   contentType: string | null;
   soapAction: string | null;
 };
@@ -149,11 +156,54 @@ export const DEFAULT_VIES_REGISTRY: Record<string, ViesRegistryEntry> = {
     address: "38, AVENUE JOHN F. KENNEDY\nL-1855  LUXEMBOURG",
   },
   DE811569869: { valid: true, name: "registered but not disclosed", address: "not disclosed" },
-  ESB83891812: { valid: true, name: "Rodrisa Automoviles", address: "Avda. Reina Victoria 28430 Madrid" },
+  // The published ES sample (VP §4): name, street and postcode matched, city (Madrid) not.
+  ESB83891812: {
+    valid: true,
+    name: "Rodrisa Automoviles",
+    address: "Avda. Reina Victoria 28430 Alcorcón",
+    trader: { street: "Avda. Reina Victoria", postcode: "28430", city: "Alcorcón" },
+  },
 };
 
 /** Member states that never disclose name and address. */
 const NON_DISCLOSING = new Set(["DE", "ES"]);
+/** Member states that compare trader details themselves (VIES `/countries`, `approxMatching`, 2026-08-05). */
+const APPROX_MATCHING = new Set(["ES"]);
+
+/** Case, accents, spacing and punctuation aside: how the fake's matching state compares. */
+function folded(value: string): string {
+  return value
+    .normalize("NFKD")
+    .replace(/\p{M}/gu, "")
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}]+/gu, "");
+}
+
+/**
+ * The codes an approximate check answers, one per trader detail: a matching state compares what
+ * was sent with its record (1 alike, 2 not); 3 for a detail not sent or not on record, and for
+ * every detail in a state that does not compare (or a number it has no record of).
+ */
+function approximateCodes(
+  countryCode: string,
+  entry: ViesRegistryEntry | undefined,
+  sent: TraderFields,
+): Record<TraderField, MatchCode> {
+  const held: TraderFields = { name: entry?.name, ...entry?.trader };
+  const code = (field: TraderField): MatchCode => {
+    const given = sent[field];
+    const registered = held[field];
+    if (!APPROX_MATCHING.has(countryCode) || given === undefined || registered === undefined) return 3;
+    return folded(given) === folded(registered) ? 1 : 2;
+  };
+  return {
+    name: code("name"),
+    companyType: code("companyType"),
+    street: code("street"),
+    postcode: code("postcode"),
+    city: code("city"),
+  };
+}
 /** Member states whose invalid answers carry empty name/address instead of `---` (2022 fixtures). */
 const EMPTY_WHEN_INVALID = new Set(["CZ", "AT", "RO", "IE"]);
 const VIES_COUNTRY_SET = new Set<string>(VIES_COUNTRIES);
@@ -255,6 +305,7 @@ export async function startViesFake(options: ViesFakeOptions = {}): Promise<Vies
       requester: requesterGiven
         ? { countryCode: parsed.requesterCountryCode, vatNumber: parsed.requesterVatNumber }
         : null,
+      trader: parsed?.trader ?? {},
       contentType: request.headers["content-type"] ?? null,
       soapAction: typeof request.headers.soapaction === "string" ? request.headers.soapaction : null,
     });
@@ -272,7 +323,7 @@ export async function startViesFake(options: ViesFakeOptions = {}): Promise<Vies
 
   /** The business answer: input checks, then the registry. */
   function answer(call: ViesSoapRequest): Reply {
-    const { operation, countryCode, vatNumber } = call;
+    const { operation, countryCode, vatNumber, trader } = call;
     if (!VIES_COUNTRY_SET.has(countryCode) || !VAT_NUMBER_PATTERN.test(vatNumber)) {
       return soapFault("INVALID_INPUT");
     }
@@ -287,15 +338,20 @@ export async function startViesFake(options: ViesFakeOptions = {}): Promise<Vies
     const valid = entry?.valid ?? false;
     const undisclosed = valid ? "---" : EMPTY_WHEN_INVALID.has(countryCode) ? "" : "---";
     const masked = valid && NON_DISCLOSING.has(countryCode);
+    const traderSent = Object.keys(trader).length > 0;
+    const { name: sentName, ...echoes } = trader;
     const body = answerEnvelope({
       operation,
       countryCode,
       vatNumber,
       requestDate: brusselsRequestDate(now()),
       valid,
-      name: masked ? "---" : (entry?.name ?? undisclosed),
-      address: masked ? "---" : (entry?.address ?? undisclosed),
+      // A state that discloses nothing hands back the name it was sent (the ES sample).
+      name: masked ? (traderSent ? (sentName ?? "---") : "---") : (entry?.name ?? undisclosed),
+      address: masked ? (traderSent ? null : "---") : (entry?.address ?? undisclosed),
       requestIdentifier: valid && requesterGiven ? newRequestIdentifier() : "",
+      echoes,
+      ...(traderSent && { codes: approximateCodes(countryCode, valid ? entry : undefined, trader) }),
     });
     return { status: 200, headers: SOAP_HEADERS, body };
   }

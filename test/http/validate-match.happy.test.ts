@@ -16,6 +16,7 @@ afterAll(() => harness.close());
 
 const local = (result: "match" | "mismatch") => ({ result, by: "local" }) as const;
 const nobody = { result: "not_processed", by: null } as const;
+const authority = (result: "match" | "mismatch") => ({ result, by: "authority" }) as const;
 /** A match result as the service gives it (typed, for comparing). */
 const matched = (result: MatchResult) => result;
 
@@ -119,12 +120,16 @@ describe("POST /validate with `match`", () => {
 /** A Spanish number of its own for each test (the cache outlives a test), registered with the fake. */
 function spanishNumber(from: number): string {
   const [number] = wellFormedNumbers("ESB", from, 1) as [string];
-  harness.vies.addNumber("ES", number.slice(2), { valid: true });
+  harness.vies.addNumber("ES", number.slice(2), {
+    valid: true,
+    name: "Rodrisa Automoviles",
+    trader: { street: "Avda. Reina Victoria", postcode: "28430", city: "Alcorcón" },
+  });
   return number;
 }
 
 describe("POST /validate with `match` for a Spanish number (Spain compares details itself)", () => {
-  test("goes past the cache to the member state: a fresh check, billed one unit", async () => {
+  test("goes past the cache to the member state: a fresh check with its codes, billed one unit", async () => {
     const vat = spanishNumber(10_000_000);
     const other = await harness.createKey("pro");
     expect((await harness.validate(other.secret, { vat })).status).toBe(200);
@@ -137,8 +142,17 @@ describe("POST /validate with `match` for a Spanish number (Spain compares detai
       billable: response.body.billable,
       used: response.body.usage.used,
       cached: response.body.vat?.cached,
+      name: response.body.vat?.name,
+      match: response.body.vat?.match,
       calls: harness.vies.calls.total,
-    }).toEqual({ billable: true, used: 1, cached: false, calls: 2 });
+    }).toEqual({
+      billable: true,
+      used: 1,
+      cached: false,
+      name: null,
+      match: matched({ overall: "partial", name: authority("match"), city: authority("mismatch") }),
+      calls: 2,
+    });
   });
 
   test("with the quota used up: the cached answer, matched here, unbilled", async () => {

@@ -11,6 +11,7 @@ const GITHUB = "NL854265259B01";
 const RODRISA = "ESB83891812";
 const local = (result: "match" | "mismatch") => ({ result, by: "local" }) as const;
 const nobody = { result: "not_processed", by: null } as const;
+const authority = (result: "match" | "mismatch") => ({ result, by: "authority" }) as const;
 /** A match result as the service gives it (typed, for comparing). */
 const matched = (result: MatchResult) => result;
 
@@ -73,19 +74,64 @@ describe("VAT service: matching against the disclosed record", () => {
 });
 
 describe("VAT service: Spain, which compares trader details itself", () => {
-  test("a match request goes past a fresh cache to the member state: a fresh answer", async () => {
+  test("a match request goes past a fresh cache to the member state: a fresh answer with its codes", async () => {
     const h = await harness();
     await h.check(RODRISA);
     const plan = await h.service.plan(RODRISA, { name: "Rodrisa Automoviles" });
     expect(plan).toMatchObject({ kind: "upstream", freshCopy: { cached: true } });
-    const { fresh, result } = await h.check(RODRISA, { name: "Rodrisa Automoviles" });
+    const match = {
+      name: "Rodrisa Automoviles",
+      street: "Avda. Reina Victoria",
+      postcode: "28430",
+      city: "Madrid",
+    };
+    const { fresh, result } = await h.check(RODRISA, match);
     expect({ fresh, cached: result.cached, calls: h.vies.calls.total }).toEqual({
       fresh: true,
       cached: false,
       calls: 2,
     });
-    // Spain discloses nothing: without a code from the member state, nothing is compared.
-    expect(result.match).toEqual(matched({ overall: "not_processed", name: nobody }));
+    // The published sample's answer: the city is Alcorcón's postcode, not Madrid's.
+    expect(result.match).toEqual(
+      matched({
+        overall: "partial",
+        name: authority("match"),
+        street: authority("match"),
+        postcode: authority("match"),
+        city: authority("mismatch"),
+      }),
+    );
+    // Spain discloses nothing, the name it hands back included.
+    expect({ name: result.name, address: result.address }).toEqual({ name: null, address: null });
+  });
+
+  test("the codes are not cached: the next plain request is answered from the cache, without them", async () => {
+    const h = await harness();
+    expect((await h.check(RODRISA, { name: "Other SL" })).result.match).toEqual(
+      matched({ overall: "mismatch", name: authority("mismatch") }),
+    );
+    const cached = await h.check(RODRISA);
+    expect({ phase: cached.phase, cached: cached.result.cached, match: cached.result.match }).toEqual({
+      phase: "plan",
+      cached: true,
+      match: null,
+    });
+  });
+
+  test("a company type in VIES's code form goes to the member state; a written-out one stays here", async () => {
+    const h = await harness();
+    h.vies.addNumber("ES", "B83891812", {
+      valid: true,
+      name: "Rodrisa Automoviles",
+      trader: { companyType: "ES-2" },
+    });
+    const coded = await h.check(RODRISA, { name: "Rodrisa Automoviles", company_type: "ES-2" });
+    expect(coded.result.match).toEqual(
+      matched({ overall: "match", name: authority("match"), company_type: authority("match") }),
+    );
+    expect(h.vies.calls.log.at(-1)?.trader).toEqual({ name: "Rodrisa Automoviles", companyType: "ES-2" });
+    await h.check(RODRISA, { name: "Rodrisa Automoviles", company_type: "S.L." });
+    expect(h.vies.calls.log.at(-1)?.trader).toEqual({ name: "Rodrisa Automoviles" });
   });
 
   test("when that call fails, the cached answer is served, matched here and not fresh", async () => {

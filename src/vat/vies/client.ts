@@ -6,6 +6,7 @@ import type {
   UpstreamOutcome,
   VatUpstream,
 } from "../upstream.ts";
+import { disclosed } from "./answer.ts";
 import { buildViesEnvelope } from "./envelope.ts";
 import { mapViesFault } from "./faults.ts";
 import { parseRequesterVat, type ViesRequester } from "./requester.ts";
@@ -87,15 +88,16 @@ export function createViesClient(config: ViesClientConfig): VatUpstream {
     }
     // A normal answer is only trusted from a 2xx response; anything else is the platform failing.
     if (status < 200 || status > 299) return outage(`HTTP_${status}`, false);
-    if (response === null) return outage("UNPARSEABLE", false);
+    if (response === null || response.kind === "unreadable") return outage("UNPARSEABLE", false);
     return {
       kind: "verdict",
       valid: response.valid,
-      name: response.name,
+      // A state that does not disclose the name hands back the one it was sent: that is no record.
+      name: response.name !== null && response.name === disclosed(check.trader?.name) ? null : response.name,
       address: response.address,
       checkedAt: new Date(config.clock.now()).toISOString(),
       consultationNumber: response.requestIdentifier,
-      traderMatch: null,
+      traderMatch: response.traderMatch,
       source: "vies",
     };
   }

@@ -1,19 +1,14 @@
 import { XMLParser } from "fast-xml-parser";
-
-/** A normal checkVat / checkVatApprox answer, fields already normalized. */
-export type ViesAnswer = {
-  kind: "answer";
-  valid: boolean;
-  name: string | null;
-  address: string | null;
-  /** The consultation number; null when absent or empty. */
-  requestIdentifier: string | null;
-};
+import type { AuthorityMatchCode } from "../upstream.ts";
+import { disclosed, readMatchCodes, type ViesAnswer } from "./answer.ts";
 
 /** A SOAP fault; the whole code is the `faultstring` (VIES sends no `<detail>`). */
 export type ViesSoapFault = { kind: "soapFault"; faultString: string };
 
-export type ViesResponse = ViesAnswer | ViesSoapFault;
+/** A SOAP envelope holding neither a fault nor an answer we can read. */
+export type ViesUnreadable = { kind: "unreadable" };
+
+export type ViesResponse = ViesAnswer | ViesSoapFault | ViesUnreadable;
 
 const parser = new XMLParser({
   // Prefixes have changed over the years (`soap:` before 2022, `env:`/`ns2:` now): match local names.
@@ -40,22 +35,6 @@ function text(node: unknown): string | undefined {
   return typeof node === "string" ? node : undefined;
 }
 
-/**
- * Turns a name or address as VIES sends it into what we return: line endings normalized to
- * `\n`, every line trimmed, blank lines dropped, lines joined with `\n`. `---`, empty,
- * whitespace-only and missing all mean "not disclosed" (null).
- */
-export function disclosed(raw: string | undefined): string | null {
-  if (raw === undefined) return null;
-  const lines = raw
-    .replace(/\r\n?/g, "\n")
-    .split("\n")
-    .map((line) => line.trim())
-    .filter((line) => line !== "");
-  const value = lines.join("\n");
-  return value === "" || value === "---" ? null : value;
-}
-
 // xsd:boolean: VIES writes true/false, but 1/0 are the same values.
 const XSD_BOOLEAN = new Map([
   ["true", true],
@@ -64,9 +43,25 @@ const XSD_BOOLEAN = new Map([
   ["0", false],
 ]);
 
-function answer(response: unknown, approx: boolean): ViesAnswer | null {
+/** checkVatApprox's `matchCode` type: 1 VALID, 2 INVALID, 3 NOT_PROCESSED. */
+const SOAP_MATCH_CODES: ReadonlyMap<string, AuthorityMatchCode> = new Map([
+  ["1", "match"],
+  ["2", "mismatch"],
+  ["3", "not_processed"],
+]);
+
+/** The response element of each trader detail's code (SOAP spells the postcode `Postcode`). */
+const MATCH_ELEMENTS = {
+  name: "traderNameMatch",
+  companyType: "traderCompanyTypeMatch",
+  street: "traderStreetMatch",
+  postcode: "traderPostcodeMatch",
+  city: "traderCityMatch",
+} as const;
+
+function answer(response: unknown, approx: boolean): ViesAnswer | ViesUnreadable {
   const valid = XSD_BOOLEAN.get(text(child(response, "valid"))?.trim() ?? "");
-  if (valid === undefined) return null;
+  if (valid === undefined) return { kind: "unreadable" };
   const identifier = text(child(response, "requestIdentifier"))?.trim();
   return {
     kind: "answer",
@@ -74,13 +69,17 @@ function answer(response: unknown, approx: boolean): ViesAnswer | null {
     name: disclosed(text(child(response, approx ? "traderName" : "name"))),
     address: disclosed(text(child(response, approx ? "traderAddress" : "address"))),
     requestIdentifier: identifier ? identifier : null,
+    traderMatch: approx
+      ? readMatchCodes((field) => text(child(response, MATCH_ELEMENTS[field])), SOAP_MATCH_CODES)
+      : null,
   };
 }
 
 /**
  * Reads a VIES SOAP response body, namespace-agnostically. A fault is looked for first; then a
- * `checkVatResponse` or `checkVatApproxResponse` with a `valid` of `true`/`false`. Anything
- * else (HTML error pages, truncated or foreign XML, plain text) gives null.
+ * `checkVatResponse` or `checkVatApproxResponse` with a `valid` of `true`/`false`; another
+ * envelope is `unreadable`. Anything that is not a SOAP envelope (HTML error pages, truncated
+ * or foreign XML, plain text) gives null.
  */
 export function parseViesResponse(body: string): ViesResponse | null {
   let document: unknown;
@@ -90,6 +89,7 @@ export function parseViesResponse(body: string): ViesResponse | null {
     return null;
   }
   const soapBody = child(child(document, "Envelope"), "Body");
+  if (soapBody === undefined) return null;
   const fault = child(soapBody, "Fault");
   if (fault !== undefined) {
     return { kind: "soapFault", faultString: text(child(fault, "faultstring"))?.trim() ?? "" };
@@ -98,5 +98,5 @@ export function parseViesResponse(body: string): ViesResponse | null {
   if (plain !== undefined) return answer(plain, false);
   const approx = child(soapBody, "checkVatApproxResponse");
   if (approx !== undefined) return answer(approx, true);
-  return null;
+  return { kind: "unreadable" };
 }

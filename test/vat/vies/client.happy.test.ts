@@ -41,6 +41,7 @@ describe("checkVat (no requester configured)", () => {
         countryCode: "NL",
         vatNumber: "854265259B01",
         requester: null,
+        trader: {},
         contentType: "text/xml; charset=UTF-8",
         soapAction: '""',
       },
@@ -138,6 +139,83 @@ describe("checkVat (no requester configured)", () => {
     const client = createViesClient({ baseUrl: `${fake.baseUrl}/`, requesterVat: null, clock: fixedClock });
     expect(await client.check({ prefix: "NL", number: "854265259B01" }, options)).toMatchObject({
       valid: true,
+    });
+  });
+});
+
+describe("checkVatApprox with trader details (approximate matching)", () => {
+  const RODRISA = { prefix: "ES", number: "B83891812" };
+
+  test("Spain compares them itself: its codes, and no name or address (the name sent back is no record)", async () => {
+    const { client } = clientFor(fake);
+    const trader = {
+      name: "RODRISA AUTOMÓVILES",
+      street: "Avda. Reina Victoria",
+      postcode: "28430",
+      city: "Madrid",
+    };
+    expect(await client.check({ ...RODRISA, trader }, options)).toEqual({
+      kind: "verdict",
+      valid: true,
+      name: null,
+      address: null,
+      checkedAt,
+      consultationNumber: null,
+      traderMatch: {
+        name: "match",
+        companyType: "not_processed",
+        street: "match",
+        postcode: "match",
+        city: "mismatch",
+      },
+      source: "vies",
+    });
+    expect(fake.calls.log[0]).toMatchObject({ operation: "checkVatApprox", requester: null, trader });
+  });
+
+  test("with the requester too: one checkVatApprox carries both, and the consultation number comes back", async () => {
+    const { client } = clientFor(fake, "IE6388047V");
+    const outcome = await client.check(
+      { ...RODRISA, trader: { name: "Other SL", companyType: "ES-1" } },
+      options,
+    );
+    expect(outcome).toMatchObject({
+      valid: true,
+      name: null,
+      traderMatch: { name: "mismatch", companyType: "not_processed" },
+    });
+    expect(outcome.kind === "verdict" && outcome.consultationNumber).toMatch(/^WAPI/);
+    expect(fake.calls.log).toHaveLength(1);
+    expect(fake.calls.log[0]).toMatchObject({
+      requester: { countryCode: "IE", vatNumber: "6388047V" },
+      trader: { name: "Other SL", companyType: "ES-1" },
+    });
+  });
+
+  test("a state that does not compare answers NOT_PROCESSED and discloses its record as usual", async () => {
+    const { client } = clientFor(fake);
+    expect(
+      await client.check({ prefix: "NL", number: "854265259B01", trader: { name: "GitHub" } }, options),
+    ).toEqual({
+      ...REGISTERED,
+      traderMatch: {
+        name: "not_processed",
+        companyType: "not_processed",
+        street: "not_processed",
+        postcode: "not_processed",
+        city: "not_processed",
+      },
+    });
+  });
+
+  test("a number not registered: every code NOT_PROCESSED", async () => {
+    const { client } = clientFor(fake);
+    expect(
+      await client.check({ prefix: "ES", number: "A13585625", trader: { name: "Acme" } }, options),
+    ).toMatchObject({
+      valid: false,
+      name: null,
+      traderMatch: { name: "not_processed", city: "not_processed" },
     });
   });
 });

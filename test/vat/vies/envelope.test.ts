@@ -33,6 +33,7 @@ describe("buildViesEnvelope", () => {
       vatNumber: "0123456789",
       requesterCountryCode: "DE",
       requesterVatNumber: "123",
+      trader: {},
     });
   });
 
@@ -48,6 +49,38 @@ describe("buildViesEnvelope", () => {
       vatNumber: `1&2<3>"4'`,
       requesterCountryCode: "D&E",
       requesterVatNumber: "</urn:requesterVatNumber>",
+      trader: {},
+    });
+  });
+
+  test("trader details make it checkVatApprox, their elements in the WSDL's order, before the requester", () => {
+    const trader = {
+      city: "Madrid",
+      name: "Rodrisa & Hijos",
+      postcode: "28430",
+      street: "Avda. Reina Victoria",
+    };
+    const plain = buildViesEnvelope({ prefix: "ES", number: "B83891812", trader }, null);
+    expect(plain).toContain(
+      "<urn:checkVatApprox><urn:countryCode>ES</urn:countryCode><urn:vatNumber>B83891812</urn:vatNumber>" +
+        "<urn:traderName>Rodrisa &amp; Hijos</urn:traderName><urn:traderStreet>Avda. Reina Victoria</urn:traderStreet>" +
+        "<urn:traderPostcode>28430</urn:traderPostcode><urn:traderCity>Madrid</urn:traderCity></urn:checkVatApprox>",
+    );
+    const withRequester = buildViesEnvelope(
+      { prefix: "ES", number: "B83891812", trader: { companyType: "ES-1", name: "x" } },
+      { countryCode: "IE", vatNumber: "6388047V" },
+    );
+    expect(withRequester).toContain(
+      "<urn:traderName>x</urn:traderName><urn:traderCompanyType>ES-1</urn:traderCompanyType>" +
+        "<urn:requesterCountryCode>IE</urn:requesterCountryCode>",
+    );
+    expect(parseSoapRequest(plain)).toEqual({
+      operation: "checkVatApprox",
+      countryCode: "ES",
+      vatNumber: "B83891812",
+      requesterCountryCode: "",
+      requesterVatNumber: "",
+      trader: { name: "Rodrisa & Hijos", street: "Avda. Reina Victoria", postcode: "28430", city: "Madrid" },
     });
   });
 });

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:tes
 import { startViesFake, VIES_SERVICE_PATH, VIES_STATUS_PATH, type ViesFake } from "../../fakes/vies.ts";
 import { brusselsRequestDate, WEBLOGIC_500_PAGE } from "../../fakes/vies-wire.ts";
 import {
+  CHECK_VAT_APPROX_ES_MATCHING,
   CHECK_VAT_APPROX_INVALID,
   CHECK_VAT_APPROX_REQUEST,
   CHECK_VAT_APPROX_VALID,
@@ -52,6 +53,23 @@ describe("answers byte for byte like the recordings", () => {
   test("checkVatApprox not registered: empty requestIdentifier", async () => {
     const response = await post(CHECK_VAT_APPROX_REQUEST.replace("854265259B01", "9999999"));
     expect(await response.text()).toBe(CHECK_VAT_APPROX_INVALID);
+  });
+
+  test("checkVatApprox with the ES sample's trader details: the published answer, on one line", async () => {
+    const request = CHECK_VAT_APPROX_REQUEST.replace("<urn:countryCode>NL", "<urn:countryCode>ES")
+      .replace("854265259B01", "B83891812")
+      .replace(
+        /<urn:requesterCountryCode>.*<\/urn:requesterVatNumber>/s,
+        "<urn:traderName>Rodrisa Automoviles</urn:traderName><urn:traderCompanyType></urn:traderCompanyType>" +
+          "<urn:traderStreet>Avda. Reina Victoria</urn:traderStreet><urn:traderPostcode>28430</urn:traderPostcode>" +
+          "<urn:traderCity>Madrid</urn:traderCity>",
+      );
+    const body = await (await post(request)).text();
+    const published = CHECK_VAT_APPROX_ES_MATCHING.replace(/>\s+</g, "><").replace(
+      "2023-01-12+01:00",
+      "2023-08-11+02:00",
+    );
+    expect(body).toBe(published);
   });
 
   test("a fault: the recorded 221 bytes", async () => {

@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { disclosed, parseViesResponse } from "../../../src/vat/vies/response.ts";
+import { disclosed } from "../../../src/vat/vies/answer.ts";
+import { parseViesResponse } from "../../../src/vat/vies/response.ts";
 import { WEBLOGIC_500_PAGE } from "../../fakes/vies-wire.ts";
 import {
   CHECK_VAT_APPROX_ES_MATCHING,
@@ -21,6 +22,7 @@ describe("parseViesResponse with the recorded samples", () => {
       name: "GITHUB B.V.",
       address: "VIJZELSTRAAT 00068\n1017HL AMSTERDAM",
       requestIdentifier: null,
+      traderMatch: null,
     });
   });
 
@@ -31,6 +33,7 @@ describe("parseViesResponse with the recorded samples", () => {
       name: null,
       address: null,
       requestIdentifier: null,
+      traderMatch: null,
     });
   });
 
@@ -41,6 +44,7 @@ describe("parseViesResponse with the recorded samples", () => {
       name: "GITHUB B.V.",
       address: "VIJZELSTRAAT 00068\n1017HL AMSTERDAM",
       requestIdentifier: "WAPIAAAAYnkVx97D",
+      traderMatch: null,
     });
   });
 
@@ -51,17 +55,50 @@ describe("parseViesResponse with the recorded samples", () => {
       name: null,
       address: null,
       requestIdentifier: null,
+      traderMatch: null,
     });
   });
 
-  test("pretty-printed ES trader-matching sample (whitespace between elements)", () => {
+  test("pretty-printed ES trader-matching sample: the match codes 1, 2 and 3 (whitespace between elements)", () => {
     expect(parseViesResponse(CHECK_VAT_APPROX_ES_MATCHING)).toEqual({
       kind: "answer",
       valid: true,
       name: "Rodrisa Automoviles",
       address: null,
       requestIdentifier: null,
+      traderMatch: {
+        name: "match",
+        companyType: "not_processed",
+        street: "match",
+        postcode: "match",
+        city: "mismatch",
+      },
     });
+  });
+
+  test("match codes VIES does not define are left out; none left is null", () => {
+    const approx = (codes: string) =>
+      `<env:Envelope xmlns:env="http://schemas.xmlsoap.org/soap/envelope/"><env:Body><ns2:checkVatApproxResponse xmlns:ns2="urn:ec.europa.eu:taxud:vies:services:checkVat:types"><ns2:valid>true</ns2:valid>${codes}<ns2:requestIdentifier></ns2:requestIdentifier></ns2:checkVatApproxResponse></env:Body></env:Envelope>`;
+    expect(
+      parseViesResponse(
+        approx("<ns2:traderNameMatch> 2 </ns2:traderNameMatch><ns2:traderCityMatch>4</ns2:traderCityMatch>"),
+      ),
+    ).toMatchObject({ traderMatch: { name: "mismatch" } });
+    expect(
+      parseViesResponse(approx("<ns2:traderNameMatch>VALID</ns2:traderNameMatch><ns2:traderCityMatch/>")),
+    ).toMatchObject({
+      traderMatch: null,
+    });
+  });
+
+  test("an envelope without a fault or an answer is unreadable; what is no envelope is null", () => {
+    expect(
+      parseViesResponse(
+        '<env:Envelope xmlns:env="http://schemas.xmlsoap.org/soap/envelope/"><env:Body><ns2:other xmlns:ns2="urn:x"/></env:Body></env:Envelope>',
+      ),
+    ).toEqual({ kind: "unreadable" });
+    expect(parseViesResponse("<html><body>Service Unavailable</body></html>")).toBeNull();
+    expect(parseViesResponse("<Envelope><Header/></Envelope>")).toBeNull();
   });
 
   test("fault envelope: the faultstring is the whole code", () => {
@@ -139,6 +176,7 @@ describe("parseViesResponse values", () => {
       name: null,
       address: null,
       requestIdentifier: null,
+      traderMatch: null,
     });
   });
 
@@ -147,12 +185,13 @@ describe("parseViesResponse values", () => {
     expect(parseViesResponse(checkVatBody("<ns2:valid> 0 </ns2:valid>"))).toMatchObject({ valid: false });
   });
 
-  test("`valid` other than an xsd:boolean is not an answer", () => {
-    expect(parseViesResponse(checkVatBody("<ns2:valid>maybe</ns2:valid>"))).toBeNull();
-    expect(parseViesResponse(checkVatBody("<ns2:name>X</ns2:name>"))).toBeNull();
-    expect(
-      parseViesResponse(checkVatBody("<ns2:valid>true</ns2:valid><ns2:valid>true</ns2:valid>")),
-    ).toBeNull();
+  test("`valid` other than an xsd:boolean is not an answer: the envelope is unreadable", () => {
+    const unreadable = { kind: "unreadable" } as const;
+    expect(parseViesResponse(checkVatBody("<ns2:valid>maybe</ns2:valid>"))).toEqual(unreadable);
+    expect(parseViesResponse(checkVatBody("<ns2:name>X</ns2:name>"))).toEqual(unreadable);
+    expect(parseViesResponse(checkVatBody("<ns2:valid>true</ns2:valid><ns2:valid>true</ns2:valid>"))).toEqual(
+      unreadable,
+    );
   });
 });
 
