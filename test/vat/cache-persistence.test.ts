@@ -37,6 +37,13 @@ afterAll(async () => {
   for (const directory of directories) rmSync(directory, { recursive: true, force: true });
 });
 
+/**
+ * The calls VIES received for one number. On a shared Postgres, the instances' batch workers
+ * may also pick up work other test files left queued, and ask this fake about other numbers.
+ */
+const callsFor = (vat: string) =>
+  vies.calls.log.filter((call) => `${call.countryCode}${call.vatNumber}` === vat).length;
+
 async function validate(service: ServiceProcess, key: string, vat: string) {
   const response = await fetch(`${service.url}/validate`, {
     method: "POST",
@@ -90,14 +97,14 @@ for (const deployment of deployments) {
 
       const restarted = instance();
       await restarted.start();
-      const callsBefore = vies.calls.total;
+      const callsBefore = callsFor(NOT_REGISTERED);
       const hit = await validate(restarted, key, NOT_REGISTERED);
       expect(hit.status).toBe(200);
       expect(hit.body).toMatchObject({
         billable: false,
         vat: { valid: false, cached: true, stale: false, checked_at: fresh.body.vat?.checked_at },
       });
-      expect(vies.calls.total).toBe(callsBefore);
+      expect(callsFor(NOT_REGISTERED)).toBe(callsBefore);
 
       // Past the one-second freshness of the first answer, however fast the restarts were.
       await Bun.sleep(Math.max(0, Date.parse(stale.body.vat?.checked_at ?? "") + 1100 - Date.now()));
@@ -131,7 +138,7 @@ for (const deployment of deployments) {
           billable: false,
           vat: { cached: true, stale: false, checked_at: first.body.vat?.checked_at, name: "SHARED" },
         });
-        expect(vies.calls.total).toBe(1);
+        expect(callsFor(number)).toBe(1);
         await Promise.all([a.stop(), b.stop()]);
       });
     }
