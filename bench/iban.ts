@@ -56,6 +56,8 @@ function median(times: { read: number; parse: number; compile: number }[]) {
 
 const load = measureLoad();
 const engine = load.engine;
+/** The same engine without national checks (an empty table of rules), to price them. */
+const engineWithoutNational = createIbanEngine(parseIbanRegistry(readIbanRegistryFiles()), new Map());
 
 // The property tests' IBAN generator; imported after the load measurement so that it stays cold.
 const { ibanOf, randomBban, registry } = await import("../test/iban/support.ts");
@@ -116,14 +118,21 @@ interface Candidate {
 }
 
 /** Each `run` returns a number derived from its output, summed into `sink`, so no work can be skipped. */
+/** What both engine rows return: derived from the parts, the bank and the national verdict. */
+const engineOutput = (result: ReturnType<typeof engine.validate>) =>
+  result.valid
+    ? (result.bank?.bic.length ?? 1) + (result.account_number?.length ?? 0) + result.national_check.length
+    : 0;
+
+const WITH_NATIONAL = "this engine: validate (full IbanResult: parts, SEPA, bank, national check)";
+const WITHOUT_NATIONAL = "this engine without national checks (national_check always not_applicable)";
+
 const candidates: Candidate[] = [
+  { name: WITH_NATIONAL, library: false, run: (input) => engineOutput(engine.validate(input)) },
   {
-    name: "this engine: validate (full IbanResult: parts, SEPA, bank)",
+    name: WITHOUT_NATIONAL,
     library: false,
-    run: (input) => {
-      const result = engine.validate(input);
-      return result.valid ? (result.bank?.bic.length ?? 1) + (result.account_number?.length ?? 0) : 0;
-    },
+    run: (input) => engineOutput(engineWithoutNational.validate(input)),
   },
   {
     name: "ibantools: isValidIBAN(electronicFormatIBAN())",
@@ -230,6 +239,13 @@ for (const { candidate, opsPerSecond } of medians) {
   const ops = Math.round(opsPerSecond).toLocaleString("en-US");
   console.log(`| ${candidate.name} | ${ops} | ${(opsPerSecond / fastestLibrary).toFixed(2)} |`);
 }
+const opsOf = (name: string) => medians.find((row) => row.candidate.name === name)?.opsPerSecond ?? 0;
+const nationalShare = 1 - opsOf(WITH_NATIONAL) / opsOf(WITHOUT_NATIONAL);
+console.log(
+  `\nNational checks: ${(nationalShare * 100).toFixed(1)} % of the engine's time per input ` +
+    `(${share((input) => engine.validate(input).national_check !== "not_applicable")} of the inputs judged; ` +
+    "1 − with ÷ without, median rounds)",
+);
 console.log(
   `\nRegistry load (read files + parse + compile): first ${ms(load.cold?.read ?? 0)} + ${ms(load.cold?.parse ?? 0)} + ` +
     `${ms(load.cold?.compile ?? 0)}; warm median ${ms(load.warm.read)} + ${ms(load.warm.parse)} + ${ms(load.warm.compile)}`,

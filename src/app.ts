@@ -57,7 +57,7 @@ export type AppDeps = {
 
 const API_DESCRIPTION =
   "Validates EU VAT numbers against VIES (with caching and outage fallback) and IBANs offline " +
-  "(checksum, structure, components, SEPA, bank and BIC). Every error has the body {error: {code, message}}.";
+  "(checksum, structure, components, SEPA, bank and BIC, national check digits). Every error has the body {error: {code, message}}.";
 
 const AFTER_AUTHENTICATION = { ...HEADERS.rateLimit, ...HEADERS.gatewayBilling };
 

@@ -306,7 +306,7 @@ export interface components {
         /** Error */
         Error: {
             /** @enum {string} */
-            code: "invalid_request" | "invalid_format" | "invalid_country" | "invalid_length" | "invalid_checksum" | "member_state_unavailable" | "service_unavailable" | "upstream_rate_limited" | "unauthorized" | "forbidden" | "rate_limited" | "quota_exceeded" | "not_found" | "method_not_allowed" | "internal_error";
+            code: "invalid_request" | "invalid_format" | "invalid_country" | "invalid_length" | "invalid_checksum" | "national_check_failed" | "member_state_unavailable" | "service_unavailable" | "upstream_rate_limited" | "unauthorized" | "forbidden" | "rate_limited" | "quota_exceeded" | "not_found" | "method_not_allowed" | "internal_error";
             message: string;
         };
         /** ErrorResponse */
@@ -339,7 +339,34 @@ export interface components {
             /** @constant */
             status: "ok";
         };
-        /** IbanResult */
+        /**
+         * IbanResult
+         * @example {
+         *       "input": "ES42 2100 0418 4502 0006 1332",
+         *       "valid": true,
+         *       "iban": "ES4221000418450200061332",
+         *       "iban_formatted": "ES42 2100 0418 4502 0006 1332",
+         *       "country_code": "ES",
+         *       "check_digits": "42",
+         *       "bban": "21000418450200061332",
+         *       "bank_code": "2100",
+         *       "branch_code": "0418",
+         *       "account_number": "0200061332",
+         *       "sepa": true,
+         *       "bank": {
+         *         "name": "CAIXABANK, S.A.",
+         *         "bic": "CAIXESBB"
+         *       },
+         *       "national_check": "failed",
+         *       "source": "offline",
+         *       "cached": false,
+         *       "error": null,
+         *       "warning": {
+         *         "code": "national_check_failed",
+         *         "message": "the control digits (DC) do not match the bank, branch and account number"
+         *       }
+         *     }
+         */
         IbanResult: {
             /** @description account number part of the BBAN */
             account_number: string | null;
@@ -369,12 +396,19 @@ export interface components {
             iban_formatted: string | null;
             /** @description the value as sent */
             input: string;
+            /**
+             * @description whether the BBAN's national check digits hold (for DE: the account number under its bank's Bundesbank check method). `not_applicable` where the country has none, the bank's method defines none for the account, a published exception applies, or the IBAN is not valid
+             * @enum {string}
+             */
+            national_check: "passed" | "failed" | "not_applicable";
             /** @description country is in the SEPA scheme */
             sepa: boolean | null;
             /** @constant */
             source: "offline";
             /** @description checksum, length and structure all pass; false for malformed input */
             valid: boolean | null;
+            /** @description `national_check_failed` when `national_check` is `failed`, its message naming the country's rule; otherwise null. A warning, not a rejection: `valid` keeps its meaning */
+            warning: components["schemas"]["Error"] | null;
         };
         /**
          * MatchRecord

@@ -169,7 +169,9 @@ const CSV_COLUMNS = [
   "iban_sepa",
   "iban_bank_name",
   "iban_bic",
+  "iban_national_check",
   "iban_error_code",
+  "iban_warning_code",
 ] as const;
 
 function csvRow(item: BatchItem): string {
@@ -210,7 +212,9 @@ function csvRow(item: BatchItem): string {
     iban?.sepa ?? null,
     iban?.bank?.name ?? null,
     iban?.bank?.bic ?? null,
+    iban?.national_check ?? null,
     iban?.error?.code ?? null,
+    iban?.warning?.code ?? null,
   ]);
 }
 

@@ -167,13 +167,27 @@ function storedVatResult(text: string): VatResult {
   return { ...stored, match: stored.match ?? null };
 }
 
+/**
+ * A stored IBAN result; those stored before national checks existed have none: no check was judged, so
+ * `not_applicable` and no warning.
+ */
+function storedIbanResult(text: string): IbanResult {
+  const stored = JSON.parse(text) as Omit<IbanResult, "national_check" | "warning"> &
+    Partial<Pick<IbanResult, "national_check" | "warning">>;
+  return {
+    ...stored,
+    national_check: stored.national_check ?? "not_applicable",
+    warning: stored.warning ?? null,
+  };
+}
+
 function toItem(row: ItemRow): BatchItem {
   return {
     index: row.idx,
     reference: row.reference,
     status: row.status,
     ...(row.vat_result !== null && { vat: storedVatResult(row.vat_result) }),
-    ...(row.iban_result !== null && { iban: JSON.parse(row.iban_result) as IbanResult }),
+    ...(row.iban_result !== null && { iban: storedIbanResult(row.iban_result) }),
     billable: row.billable,
     error: row.error === null ? null : (JSON.parse(row.error) as ApiErrorBody),
   };

@@ -1,6 +1,8 @@
 import type { ApiErrorBody, ErrorCode } from "../kernel/errors.ts";
 import { type BankTable, bankKeyOf, findBank } from "./bank-directory.ts";
 import { mod97 } from "./mod97.ts";
+import type { NationalRule } from "./national/rule.ts";
+import { type NationalRules, nationalRules } from "./national/rules.ts";
 import { ASCII_KIND, DIGIT, describeCharacter, IbanNormalizer, LETTER } from "./normalize.ts";
 import type { IbanRegistry, Span } from "./registry.ts";
 import type { IbanResult } from "./schema.ts";
@@ -23,6 +25,8 @@ interface CompiledFormat {
   account: Span | null;
   sepa: boolean;
   banks: BankTable | null;
+  /** The country's national check of the BBAN, if it has one. */
+  national: NationalRule | null;
   /** "IBAN for XX must be N characters, got M", by M. */
   lengthMessages: (string | undefined)[];
 }
@@ -35,9 +39,13 @@ const TWO_DIGITS = Array.from({ length: 100 }, (_, n) => String(n).padStart(2, "
 /**
  * Compiles the registry once into per-country tables and returns the validator. Validation is pure and
  * synchronous: it reads the input's character codes into a reused buffer, checks country, length,
- * structure and checksum in that order, and only builds strings for the result.
+ * structure and checksum in that order, then the BBAN's national check (`national`: the bundled ones by
+ * default), and only builds strings for the result.
  */
-export function createIbanEngine(registry: IbanRegistry): IbanEngine {
+export function createIbanEngine(
+  registry: IbanRegistry,
+  national: NationalRules = nationalRules(registry.germany),
+): IbanEngine {
   /** Indexed by (first letter × 26 + second letter). */
   const formats: (CompiledFormat | undefined)[] = new Array(26 * 26).fill(undefined);
   for (const [code, format] of registry.formats) {
@@ -56,6 +64,7 @@ export function createIbanEngine(registry: IbanRegistry): IbanEngine {
       account: shift(format.account),
       sepa: format.sepa,
       banks: registry.banks.get(code) ?? null,
+      national: national.get(code) ?? null,
       lengthMessages: new Array(MEMOIZED_LENGTHS).fill(undefined),
     };
   }
@@ -123,7 +132,8 @@ export function createIbanEngine(registry: IbanRegistry): IbanEngine {
 
   /**
    * A result whose structure passed: valid, or failing only the checksum. A checksum failure keeps the
-   * parsed parts (they help find the typo) but names no bank, since the bank code may be the typo.
+   * parsed parts (they help find the typo) but names no bank and judges no national check, since the bank
+   * code may be the typo.
    */
   function parsed(
     input: string,
@@ -132,7 +142,11 @@ export function createIbanEngine(registry: IbanRegistry): IbanEngine {
     error: ApiErrorBody | null,
   ): IbanResult {
     const iban = normalizer.verbatim ? input : normalizer.electronicFormat();
+    const { codes, start } = normalizer;
     const bank = format.bank;
+    const bankCode = bank ? iban.slice(bank[0], bank[1]) : null;
+    const national = error === null ? format.national : null;
+    const nationalCheck = national === null ? "not_applicable" : national.judge(codes, start + 4, bankCode);
     return {
       input,
       valid: error === null,
@@ -141,20 +155,19 @@ export function createIbanEngine(registry: IbanRegistry): IbanEngine {
       country_code: format.code,
       check_digits: TWO_DIGITS[checkDigits] as string,
       bban: iban.slice(4),
-      bank_code: bank ? iban.slice(bank[0], bank[1]) : null,
+      bank_code: bankCode,
       branch_code: format.branch ? iban.slice(format.branch[0], format.branch[1]) : null,
       account_number: format.account ? iban.slice(format.account[0], format.account[1]) : null,
       sepa: format.sepa,
       bank:
         error === null && bank !== null && format.banks !== null
-          ? findBank(
-              format.banks,
-              bankKeyOf(normalizer.codes, normalizer.start + bank[0], normalizer.start + bank[1]),
-            )
+          ? findBank(format.banks, bankKeyOf(codes, start + bank[0], start + bank[1]))
           : null,
+      national_check: nationalCheck,
       source: "offline",
       cached: false,
       error,
+      warning: nationalCheck === "failed" ? (national as NationalRule).warning(bankCode) : null,
     };
   }
 
@@ -194,8 +207,10 @@ function rejected(
     account_number: null,
     sepa: format?.sepa ?? null,
     bank: null,
+    national_check: "not_applicable",
     source: "offline",
     cached: false,
     error: { code, message },
+    warning: null,
   };
 }

@@ -25,10 +25,12 @@ export function mod97(codes: Uint8Array, start: number, length: number): number 
 }
 
 /**
- * Extends `rest` by the characters in `codes[from .. to)`. Three characters add at most six digits,
- * so `rest · 10^6 + …` stays below 2^31 and the arithmetic stays in 32-bit integers.
+ * Extends `rest` by the characters in `codes[from .. to)` (digits and upper-case letters, letters as two
+ * digits): the remainder mod 97 of the number they continue. National checks of the whole BBAN (MOD
+ * 97-10) use it too. Three characters add at most six digits, so `rest · 10^6 + …` stays below 2^31 and
+ * the arithmetic stays in 32-bit integers.
  */
-function continueMod97(codes: Uint8Array, from: number, to: number, rest: number): number {
+export function continueMod97(codes: Uint8Array, from: number, to: number, rest: number): number {
   let i = from;
   for (; i + 3 <= to; i += 3) {
     const a = codes[i] as number;

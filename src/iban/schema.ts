@@ -1,4 +1,5 @@
 import { type Static, t } from "elysia";
+import { stringEnum } from "../kernel/enum-schema.ts";
 import { ErrorSchema } from "../kernel/errors.ts";
 
 const nullableString = (description: string) => t.Union([t.String(), t.Null()], { description });
@@ -8,6 +9,11 @@ export const BankSchema = t.Object(
   { title: "Bank", description: "Bank name and BIC from the bundled registry" },
 );
 export type Bank = Static<typeof BankSchema>;
+
+export const NationalCheckSchema = stringEnum(["passed", "failed", "not_applicable"] as const, {
+  description:
+    "whether the BBAN's national check digits hold (for DE: the account number under its bank's Bundesbank check method). `not_applicable` where the country has none, the bank's method defines none for the account, a published exception applies, or the IBAN is not valid",
+});
 
 export const IbanResultSchema = t.Object(
   {
@@ -25,10 +31,41 @@ export const IbanResultSchema = t.Object(
     account_number: nullableString("account number part of the BBAN"),
     sepa: t.Union([t.Boolean(), t.Null()], { description: "country is in the SEPA scheme" }),
     bank: t.Union([BankSchema, t.Null()], { description: "null when the bank code is not covered" }),
+    national_check: NationalCheckSchema,
     source: t.Literal("offline"),
     cached: t.Boolean(),
     error: t.Union([ErrorSchema, t.Null()]),
+    warning: t.Union([ErrorSchema, t.Null()], {
+      description:
+        "`national_check_failed` when `national_check` is `failed`, its message naming the country's rule; otherwise null. A warning, not a rejection: `valid` keeps its meaning",
+    }),
   },
-  { title: "IbanResult" },
+  {
+    title: "IbanResult",
+    examples: [
+      {
+        input: "ES42 2100 0418 4502 0006 1332",
+        valid: true,
+        iban: "ES4221000418450200061332",
+        iban_formatted: "ES42 2100 0418 4502 0006 1332",
+        country_code: "ES",
+        check_digits: "42",
+        bban: "21000418450200061332",
+        bank_code: "2100",
+        branch_code: "0418",
+        account_number: "0200061332",
+        sepa: true,
+        bank: { name: "CAIXABANK, S.A.", bic: "CAIXESBB" },
+        national_check: "failed",
+        source: "offline",
+        cached: false,
+        error: null,
+        warning: {
+          code: "national_check_failed",
+          message: "the control digits (DC) do not match the bank, branch and account number",
+        },
+      },
+    ],
+  },
 );
 export type IbanResult = Static<typeof IbanResultSchema>;

@@ -11,6 +11,8 @@ export const ERROR_STATUS = {
   invalid_country: 400,
   invalid_length: 400,
   invalid_checksum: 200,
+  /** Only ever a warning on an IBAN result, never the answer to a request. */
+  national_check_failed: 200,
   member_state_unavailable: 503,
   service_unavailable: 503,
   upstream_rate_limited: 503,

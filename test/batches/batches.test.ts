@@ -240,24 +240,27 @@ describe("cancelling", () => {
 describe("CSV", () => {
   test("a CSV body in, a CSV page out: the same items as JSON", async () => {
     const { send } = await keyed();
-    const body = `reference,vat,iban,notes\r\nc-1,NL854265259B01,,first\r\n"c,2",,${VALID_IBANS[1]},\r\nc-3,DE12,XX00,\r\n`;
+    // c-4: iban4j's Spanish IBAN whose control digits (national check) fail.
+    const body = `reference,vat,iban,notes\r\nc-1,NL854265259B01,,first\r\n"c,2",,${VALID_IBANS[1]},\r\nc-3,DE12,XX00,\r\nc-4,,ES4221000418450200061332,\r\n`;
     const response = await send("POST", "/batches", { body, headers: { "content-type": "text/csv" } });
     expect(response.status).toBe(202);
     const batch = await waitForBatch(send, ((await response.json()) as Batch).id);
-    expect(batch.counts.total).toBe(3);
+    expect(batch.counts.total).toBe(4);
     const json = await allItems(send, batch.id);
-    expect(json.map((item) => item.reference)).toEqual(["c-1", "c,2", "c-3"]);
+    expect(json.map((item) => item.reference)).toEqual(["c-1", "c,2", "c-3", "c-4"]);
+    expect(json[3]?.iban).toMatchObject({ valid: true, national_check: "failed" });
+    expect(json[3]?.iban?.warning?.code).toBe("national_check_failed");
 
     const first = await send("GET", `/batches/${batch.id}/items?limit=2`, {
       headers: { accept: "text/csv" },
     });
     expect(first.headers.get("content-type")).toBe("text/csv; charset=utf-8");
     expect(first.headers.get("x-next-cursor")).toBe("2");
-    const rest = await send("GET", `/batches/${batch.id}/items?limit=2&cursor=2`, {
+    const rest = await send("GET", `/batches/${batch.id}/items?limit=3&cursor=2`, {
       headers: { accept: "text/csv" },
     });
     expect(rest.headers.get("x-next-cursor")).toBeNull();
-    // Our own export: 30 columns, a record as long as an item's fields.
+    // Our own export: 38 columns, a record as long as an item's fields.
     const parseCsv = (text: string) => [...csvRecords(text, { maxFields: 64, maxRecordLength: 4096 })];
     const [header = [], ...rows] = parseCsv(await first.text());
     rows.push(...parseCsv(await rest.text()).slice(1));
@@ -268,11 +271,20 @@ describe("CSV", () => {
       ["0", "c-1", "done"],
       ["1", "c,2", "done"],
       ["2", "c-3", "done"],
+      ["3", "c-4", "done"],
     ]);
     expect(column(rows[0] ?? [], "vat_name")).toBe(json[0]?.vat?.name ?? "");
     expect(column(rows[0] ?? [], "vat_address")).toBe(json[0]?.vat?.address ?? "");
     expect(column(rows[1] ?? [], "iban_bic")).toBe(json[1]?.iban?.bank?.bic ?? "");
     expect(column(rows[2] ?? [], "vat_error_code")).toBe("invalid_format");
+    expect([
+      column(rows[1] ?? [], "iban_national_check"),
+      column(rows[1] ?? [], "iban_warning_code"),
+    ]).toEqual([json[1]?.iban?.national_check, ""]);
+    expect([
+      column(rows[3] ?? [], "iban_national_check"),
+      column(rows[3] ?? [], "iban_warning_code"),
+    ]).toEqual(["failed", "national_check_failed"]);
     expect(rows.every((row) => row.length === header.length)).toBe(true);
   });
 });

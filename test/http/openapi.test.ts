@@ -140,9 +140,11 @@ const MODELS: Record<string, Record<string, string>> = {
     account_number: "string|null",
     sepa: "boolean|null",
     bank: "object|null",
+    national_check: "string",
     source: "string",
     cached: "boolean",
     error: "Error|null",
+    warning: "Error|null",
   },
   UsageBlock: {
     plan: "string",
@@ -168,13 +170,14 @@ const MODELS: Record<string, Record<string, string>> = {
   ErrorResponse: { error: "Error" },
 };
 
-/** The spec's Errors table. */
+/** The spec's Errors table, and the IBAN warning of issue 17. */
 const ERROR_CODES = [
   "invalid_request",
   "invalid_format",
   "invalid_country",
   "invalid_length",
   "invalid_checksum",
+  "national_check_failed",
   "member_state_unavailable",
   "service_unavailable",
   "upstream_rate_limited",

@@ -29,9 +29,11 @@ describe("POST /validate with an IBAN", () => {
       account_number: "0532013000",
       sepa: true,
       bank: { name: "Commerzbank", bic: "COBADEFFXXX" },
+      national_check: "passed",
       source: "offline",
       cached: false,
       error: null,
+      warning: null,
     });
     expect(response.body.vat).toBeUndefined();
     expect(response.body.billable).toBe(true);
