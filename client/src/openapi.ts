@@ -339,34 +339,7 @@ export interface components {
             /** @constant */
             status: "ok";
         };
-        /**
-         * IbanResult
-         * @example {
-         *       "input": "ES42 2100 0418 4502 0006 1332",
-         *       "valid": true,
-         *       "iban": "ES4221000418450200061332",
-         *       "iban_formatted": "ES42 2100 0418 4502 0006 1332",
-         *       "country_code": "ES",
-         *       "check_digits": "42",
-         *       "bban": "21000418450200061332",
-         *       "bank_code": "2100",
-         *       "branch_code": "0418",
-         *       "account_number": "0200061332",
-         *       "sepa": true,
-         *       "bank": {
-         *         "name": "CAIXABANK, S.A.",
-         *         "bic": "CAIXESBB"
-         *       },
-         *       "national_check": "failed",
-         *       "source": "offline",
-         *       "cached": false,
-         *       "error": null,
-         *       "warning": {
-         *         "code": "national_check_failed",
-         *         "message": "the control digits (DC) do not match the bank, branch and account number"
-         *       }
-         *     }
-         */
+        /** IbanResult */
         IbanResult: {
             /** @description account number part of the BBAN */
             account_number: string | null;
@@ -1297,9 +1270,11 @@ export interface operations {
                      *               "name": "Commerzbank",
                      *               "bic": "COBADEFFXXX"
                      *             },
+                     *             "national_check": "passed",
                      *             "source": "offline",
                      *             "cached": false,
-                     *             "error": null
+                     *             "error": null,
+                     *             "warning": null
                      *           },
                      *           "billable": true,
                      *           "error": null
@@ -1310,10 +1285,10 @@ export interface operations {
                      */
                     "application/json": components["schemas"]["BatchItemsPage"];
                     /**
-                     * @example index,reference,status,billable,error_code,error_message,vat_input,vat_valid,vat_number,vat_country_code,vat_name,vat_address,vat_source,vat_cached,vat_stale,vat_checked_at,vat_consultation_number,vat_error_code,vat_warning_code,vat_match,vat_match_name,vat_match_street,vat_match_postcode,vat_match_city,vat_match_company_type,iban_input,iban_valid,iban,iban_country_code,iban_bank_code,iban_branch_code,iban_account_number,iban_sepa,iban_bank_name,iban_bic,iban_error_code
+                     * @example index,reference,status,billable,error_code,error_message,vat_input,vat_valid,vat_number,vat_country_code,vat_name,vat_address,vat_source,vat_cached,vat_stale,vat_checked_at,vat_consultation_number,vat_error_code,vat_warning_code,vat_match,vat_match_name,vat_match_street,vat_match_postcode,vat_match_city,vat_match_company_type,iban_input,iban_valid,iban,iban_country_code,iban_bank_code,iban_branch_code,iban_account_number,iban_sepa,iban_bank_name,iban_bic,iban_national_check,iban_error_code,iban_warning_code
                      *     0,cust-1001,done,true,,,NL854265259B01,true,NL854265259B01,NL,GITHUB B.V.,"VIJZELSTRAAT 00068
-                     *     1017HL AMSTERDAM",vies,false,false,2026-11-26T09:30:12.000Z,WAPIAAAAZUt4_Bq1,,,,,,,,,,,,,,,,,,,
-                     *     1,cust-1002,done,true,,,,,,,,,,,,,,,,,,,,,,DE89 3704 0044 0532 0130 00,true,DE89370400440532013000,DE,37040044,,0532013000,true,Commerzbank,COBADEFFXXX,
+                     *     1017HL AMSTERDAM",vies,false,false,2026-11-26T09:30:12.000Z,WAPIAAAAZUt4_Bq1,,,,,,,,,,,,,,,,,,,,,
+                     *     1,cust-1002,done,true,,,,,,,,,,,,,,,,,,,,,,DE89 3704 0044 0532 0130 00,true,DE89370400440532013000,DE,37040044,,0532013000,true,Commerzbank,COBADEFFXXX,passed,,
                      */
                     "text/csv": string;
                 };

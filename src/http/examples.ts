@@ -45,9 +45,35 @@ export const IBAN_RESULT: IbanResult = {
   account_number: "0532013000",
   sepa: true,
   bank: { name: "Commerzbank", bic: "COBADEFFXXX" },
+  national_check: "passed",
   source: "offline",
   cached: false,
   error: null,
+  warning: null,
+};
+
+/** iban4j's example of a Spanish IBAN whose control digits (its national check) do not hold. */
+export const IBAN_RESULT_NATIONAL_CHECK_FAILED: IbanResult = {
+  input: "ES42 2100 0418 4502 0006 1332",
+  valid: true,
+  iban: "ES4221000418450200061332",
+  iban_formatted: "ES42 2100 0418 4502 0006 1332",
+  country_code: "ES",
+  check_digits: "42",
+  bban: "21000418450200061332",
+  bank_code: "2100",
+  branch_code: "0418",
+  account_number: "0200061332",
+  sepa: true,
+  bank: { name: "CAIXABANK, S.A.", bic: "CAIXESBB" },
+  national_check: "failed",
+  source: "offline",
+  cached: false,
+  error: null,
+  warning: {
+    code: "national_check_failed",
+    message: "the control digits (DC) do not match the bank, branch and account number",
+  },
 };
 
 const USAGE_BLOCK: ValidateResponse["usage"] = {
@@ -91,6 +117,15 @@ export const VALIDATE_RESPONSES: Record<string, { summary: string; value: Valida
       iban: IBAN_RESULT,
       billable: true,
       usage: { ...USAGE_BLOCK, used: 413, remaining: 1587 },
+    },
+  },
+  national_check: {
+    summary: "An IBAN, valid, whose national check digits do not hold: a warning",
+    value: {
+      request_id: "9a2c5e71-4b3d-4f08-8c6a-1d7e3b9f0a52",
+      iban: IBAN_RESULT_NATIONAL_CHECK_FAILED,
+      billable: true,
+      usage: { ...USAGE_BLOCK, used: 414, remaining: 1586 },
     },
   },
   cached: {

@@ -40,32 +40,6 @@ export const IbanResultSchema = t.Object(
         "`national_check_failed` when `national_check` is `failed`, its message naming the country's rule; otherwise null. A warning, not a rejection: `valid` keeps its meaning",
     }),
   },
-  {
-    title: "IbanResult",
-    examples: [
-      {
-        input: "ES42 2100 0418 4502 0006 1332",
-        valid: true,
-        iban: "ES4221000418450200061332",
-        iban_formatted: "ES42 2100 0418 4502 0006 1332",
-        country_code: "ES",
-        check_digits: "42",
-        bban: "21000418450200061332",
-        bank_code: "2100",
-        branch_code: "0418",
-        account_number: "0200061332",
-        sepa: true,
-        bank: { name: "CAIXABANK, S.A.", bic: "CAIXESBB" },
-        national_check: "failed",
-        source: "offline",
-        cached: false,
-        error: null,
-        warning: {
-          code: "national_check_failed",
-          message: "the control digits (DC) do not match the bank, branch and account number",
-        },
-      },
-    ],
-  },
+  { title: "IbanResult" },
 );
 export type IbanResult = Static<typeof IbanResultSchema>;

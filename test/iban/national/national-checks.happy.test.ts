@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { IbanResultSchema } from "../../../src/iban/schema.ts";
+import { IBAN_RESULT, IBAN_RESULT_NATIONAL_CHECK_FAILED } from "../../../src/http/examples.ts";
 import fixture from "../../fixtures/iban-national-checks.json";
 import vectors from "../../fixtures/ibans.json";
 import { engine, ibanOf, registry } from "../support.ts";
@@ -104,9 +104,10 @@ describe("national check digits (test/fixtures/iban-national-checks.json)", () =
     for (const entry of realAccounts) expect(engine.validate(entry.iban).national_check).not.toBe("failed");
   });
 
-  test("the document's example of an IbanResult is what the engine answers", () => {
-    const [example] = IbanResultSchema.examples as { input: string }[];
-    expect(engine.validate(example?.input as string)).toEqual(example as never);
+  test("the document's IBAN examples are what the engine answers", () => {
+    for (const example of [IBAN_RESULT, IBAN_RESULT_NATIONAL_CHECK_FAILED]) {
+      expect(engine.validate(example.input)).toEqual(example);
+    }
   });
 
   test("the warning names the country's rule in plain words", () => {
