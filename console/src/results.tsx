@@ -130,12 +130,26 @@ const IBAN_SHOWN = [
   "source",
   "cached",
   "error",
+  "national_check",
+  "warning",
 ] as const;
+
+const NATIONAL_CHECK: Record<IbanResult["national_check"], string> = {
+  passed: "hold: the account number is consistent with its bank",
+  failed: "do not hold: the bank is likely to refuse a payment to it",
+  not_applicable: "none to check for this country or bank",
+};
 
 export function IbanResultView({ result }: { result: IbanResult }) {
   const verdict = verdictOf(result.valid);
   const headline =
-    verdict === "valid" ? "Valid IBAN" : verdict === "invalid" ? "Not valid" : "Could not be checked";
+    verdict === "valid"
+      ? result.national_check === "failed"
+        ? "Valid IBAN, but its national check digits do not hold"
+        : "Valid IBAN"
+      : verdict === "invalid"
+        ? "Not valid"
+        : "Could not be checked";
   return (
     <article class={`result result-${verdict}`} aria-label={`IBAN ${result.iban_formatted ?? result.input}`}>
       <h3>IBAN {result.iban_formatted ?? result.input}</h3>
@@ -143,6 +157,11 @@ export function IbanResultView({ result }: { result: IbanResult }) {
         {headline}
         {result.error && <>: {result.error.message}</>}
       </VerdictLine>
+      {result.warning && (
+        <p class="notice notice-warning" role="note">
+          {result.warning.message}
+        </p>
+      )}
       <Fields
         entries={[
           ["bank", result.bank?.name ?? (result.valid ? "not in the bundled bank registry" : null)],
@@ -152,6 +171,7 @@ export function IbanResultView({ result }: { result: IbanResult }) {
           ["branch_code", result.branch_code],
           ["account_number", result.account_number],
           ["SEPA", result.sepa],
+          ["national check digits", result.valid ? NATIONAL_CHECK[result.national_check] : null],
         ]}
       />
       <OtherFields result={result} known={IBAN_SHOWN} />

@@ -177,7 +177,25 @@ describe("the console in Chromium", () => {
       expect(text).toContain(body.iban?.bank?.name ?? "missing");
       expect(text).toContain(body.iban?.bank?.bic ?? "missing");
       expect(body.billable).toBe(true);
+      expect(body.iban?.national_check).toBe("passed");
+      expect(text).toContain("National check digits\nhold");
       await expect(page.locator(".billing").innerText()).resolves.toContain("Billed: 1 validation");
+    });
+    await step("3b-iban-national-check-failed", async () => {
+      // Valid by mod-97, but its Spanish control digits do not hold: a warning, in the API's words.
+      await page.getByLabel("IBAN, with or without spaces").fill("ES42 2100 0418 4502 0006 1332");
+      const answered = page.waitForResponse((response) => response.url() === `${server.url}/validate`);
+      await page.getByRole("button", { name: "Check", exact: true }).click();
+      const body = (await (await answered).json()) as ValidateResponse;
+      expect(body.iban).toMatchObject({ valid: true, national_check: "failed" });
+      const card = page.getByRole("article");
+      await expect(card.innerText()).resolves.toContain(
+        "Valid IBAN, but its national check digits do not hold",
+      );
+      await expect(card.getByRole("note").innerText()).resolves.toBe(
+        body.iban?.warning?.message ?? "missing",
+      );
+      await expect(card.innerText()).resolves.toContain("National check digits\ndo not hold");
     });
   });
 
