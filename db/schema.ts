@@ -320,3 +320,32 @@ export const webhookDeliveries = pgTable(
     index("webhook_deliveries_due_idx").on(table.nextAttemptAt).where(sql`${table.status} = 'pending'`),
   ],
 );
+
+/**
+ * Answers kept for the `Idempotency-Key` of a request (`src/idempotency/`), per API key: while
+ * the first request runs, a lease (`lease_token`, `lease_until`, renewed as it runs); once it
+ * is answered, the answer to replay. Kept until `expires_at` (IDEMPOTENCY_TTL_HOURS).
+ */
+export const idempotencyKeys = pgTable(
+  "idempotency_keys",
+  {
+    keyId: text("key_id").notNull(),
+    idempotencyKey: text("idempotency_key").notNull(),
+    /** SHA-256 of the route and the request as it parsed; another request under the key is refused. */
+    fingerprint: text("fingerprint").notNull(),
+    /** Held by the request that runs; null once it is answered. */
+    leaseToken: text("lease_token"),
+    leaseUntil: timestamp("lease_until", { withTimezone: true, mode: "date" }),
+    /** The answer: null while the first request runs. */
+    status: smallint("status"),
+    headers: jsonb("headers"),
+    body: text("body"),
+    createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
+    expiresAt: timestamp("expires_at", { withTimezone: true, mode: "date" }).notNull(),
+  },
+  (table) => [
+    primaryKey({ columns: [table.keyId, table.idempotencyKey] }),
+    // The retention sweep deletes by expiry.
+    index("idempotency_keys_expires_at_idx").on(table.expiresAt),
+  ],
+);

@@ -22,6 +22,8 @@ import { HEALTH, USAGE, VALIDATE_RESPONSES, VALIDATION_RECORD, VIES_STATUS } fro
 import { models } from "./http/models.ts";
 import { REQUEST_ID_PATTERN, requestIds } from "./http/request-id.ts";
 import type { IbanEngine } from "./iban/engine.ts";
+import { idempotency } from "./idempotency/plugin.ts";
+import type { IdempotencyStore } from "./idempotency/store.ts";
 import type { Clock } from "./kernel/clock.ts";
 import { ApiError } from "./kernel/errors.ts";
 import type { Logger } from "./kernel/log.ts";
@@ -53,6 +55,8 @@ export type AppDeps = {
   /** The records of the VAT checks the authority answered (GET /validations/{id}). */
   records: ValidationRecords;
   batches: BatchRoutesDeps;
+  /** The answers kept under `Idempotency-Key`s. */
+  idempotency: IdempotencyStore;
 };
 
 const API_DESCRIPTION =
@@ -65,6 +69,15 @@ const AFTER_AUTHENTICATION = { ...HEADERS.rateLimit, ...HEADERS.gatewayBilling }
 export function buildApp(deps: AppDeps) {
   const auth = authentication({ authenticator: deps.authenticator, rateLimiter: deps.rateLimiter });
   const requestLog = requestLogging({ log: deps.log, metrics: deps.metrics });
+  const keyed = idempotency(
+    {
+      store: deps.idempotency,
+      log: deps.log,
+      onStoreError: (operation) =>
+        deps.metrics.storeErrors.inc({ store: "database", operation: `idempotency_${operation}` }),
+    },
+    auth,
+  );
   // Every answer is built field by field from its schema's types, so Elysia's normalization (a
   // copy of each response without undeclared fields) would only cost: 3 µs of CPU, 8 % of a
   // request's. The contract tests check that no answer carries a field its schema lacks.
@@ -75,8 +88,8 @@ export function buildApp(deps: AppDeps) {
     .use(docs({ version: "1.0.0", description: API_DESCRIPTION, webhooks: BATCH_WEBHOOKS }))
     .use(consolePages())
     .model(models)
-    .use(auth)
-    .use(batchRoutes(deps.batches, auth))
+    .use(keyed)
+    .use(batchRoutes(deps.batches, keyed))
     .post(
       "/validate",
       async ({ body, caller, set, requestId, request }) => {
@@ -98,7 +111,7 @@ export function buildApp(deps: AppDeps) {
         return outcome.body;
       },
       {
-        caller: true,
+        idempotent: true,
         parse: ({ request }) => parseJsonObjectBody(request, deps.config.MAX_BODY_BYTES),
         body: "ValidateRequest",
         response: { 200: "ValidateResponse", ...errorResponses(400, 401, 403, 413, 429, 503) },

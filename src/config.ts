@@ -90,6 +90,8 @@ export const ConfigSchema = t.Object({
   BATCH_RETENTION_DAYS: t.Integer({ minimum: 1, default: 30 }),
   /** Days the record of a VAT check (GET /validations/{id}) is kept. */
   VALIDATION_RECORD_DAYS: t.Integer({ minimum: 1, default: 3650 }),
+  /** How long the answer to a request with an `Idempotency-Key` is kept and replayed. */
+  IDEMPOTENCY_TTL_HOURS: t.Integer({ minimum: 1, maximum: 720, default: 24 }),
   /** Accept plain http:// webhook URLs (tests, private networks). */
   WEBHOOK_ALLOW_HTTP: t.Boolean({ default: false }),
   /** Accept webhook URLs whose host is loopback, private, link-local or otherwise not public. */

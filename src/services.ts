@@ -18,6 +18,7 @@ import { sweepFinishedBatches } from "./batches/store.ts";
 import type { Config } from "./config.ts";
 import { createIbanEngine } from "./iban/engine.ts";
 import { loadIbanRegistry } from "./iban/registry.ts";
+import { IdempotencyStore } from "./idempotency/store.ts";
 import type { Clock } from "./kernel/clock.ts";
 import { type Database, pingDatabase } from "./kernel/db.ts";
 import { describeFailure } from "./kernel/failure.ts";
@@ -51,7 +52,13 @@ export type Services = AppDeps & {
   close(): Promise<void>;
 };
 
-/** How often old validation records and finished batches are looked for. */
+/**
+ * How long a request with an `Idempotency-Key` holds its key without renewing it: after a
+ * crash, a repeat runs anew this much later. It is renewed while the request runs.
+ */
+const IDEMPOTENCY_LEASE_MS = 10_000;
+
+/** How often old validation records, finished batches and expired idempotency keys are looked for. */
 const RETENTION_SWEEP_MS = 60 * 60 * 1000;
 
 /** The account of a key for the batch workers, trusted for `ttlMs`; null when the key is gone or revoked. */
@@ -172,6 +179,10 @@ export function createServices(
   });
 
   const records = new ValidationRecords(database);
+  const idempotency = new IdempotencyStore(database, {
+    ttlHours: config.IDEMPOTENCY_TTL_HOURS,
+    leaseMs: IDEMPOTENCY_LEASE_MS,
+  });
   const webhookSecrets = new WebhookSecrets(database);
   const webhookPolicy = { allowHttp: config.WEBHOOK_ALLOW_HTTP, allowPrivate: config.WEBHOOK_ALLOW_PRIVATE };
   // Batch items and webhook deliveries are claimed from the same database on the same schedule.
@@ -205,6 +216,7 @@ export function createServices(
     async tick() {
       await records.sweep(config.VALIDATION_RECORD_DAYS);
       await sweepFinishedBatches(database, config.BATCH_RETENTION_DAYS);
+      await idempotency.sweep();
       return false;
     },
   });
@@ -218,6 +230,7 @@ export function createServices(
     vat,
     status,
     records,
+    idempotency,
     batches: { database, config, webhookPolicy, wake: () => processor.wake() },
     authenticator: new Authenticator({
       keys,

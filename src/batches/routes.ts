@@ -2,7 +2,7 @@ import { Elysia, t } from "elysia";
 import type { Account } from "../accounts/authenticator.ts";
 import type { BatchLimits, Plan } from "../accounts/plans.ts";
 import type { Config } from "../config.ts";
-import type { authentication, Caller } from "../http/auth.ts";
+import type { Caller } from "../http/auth.ts";
 import { readBoundedBody } from "../http/body.ts";
 import {
   errorExample,
@@ -21,6 +21,7 @@ import {
   BATCH_REQUEST,
 } from "../http/examples.ts";
 import { models } from "../http/models.ts";
+import type { Idempotency } from "../idempotency/plugin.ts";
 import type { Database } from "../kernel/db.ts";
 import { ApiError } from "../kernel/errors.ts";
 import { queueBatchWebhook } from "../webhooks/messages.ts";
@@ -240,7 +241,7 @@ function parseLimit(limit: string | undefined): number {
  * CSV), cancel it. Every route needs a key, and a key sees its own batches only: another
  * key's batch is answered exactly as an unknown one.
  */
-export function batchRoutes(deps: BatchRoutesDeps, auth: ReturnType<typeof authentication>) {
+export function batchRoutes(deps: BatchRoutesDeps, keyed: Idempotency) {
   const checkWebhook = async (raw: string | undefined): Promise<string | null> => {
     if (raw === undefined) return null;
     try {
@@ -256,7 +257,7 @@ export function batchRoutes(deps: BatchRoutesDeps, auth: ReturnType<typeof authe
 
   return new Elysia({ name: "batches" })
     .model(models)
-    .use(auth)
+    .use(keyed)
     .post(
       "/batches",
       async ({ body, caller, set }) => {
@@ -276,7 +277,7 @@ export function batchRoutes(deps: BatchRoutesDeps, auth: ReturnType<typeof authe
         return batch;
       },
       {
-        caller: true,
+        idempotent: true,
         parse: async ({ request }) =>
           parseBatchBody(
             await readBoundedBody(request, deps.config.BATCH_MAX_BYTES),

@@ -1,6 +1,7 @@
 import { dirname, join } from "node:path";
 import { openapi } from "@elysiajs/openapi";
 import { type AnyElysia, type DocumentDecoration, Elysia, type InternalRoute } from "elysia";
+import { IDEMPOTENCY_PARAMETER, mayBeReplayed, REPLAYED_HEADER_DOC } from "../idempotency/plugin.ts";
 import { ApiError, type ErrorCode } from "../kernel/errors.ts";
 import { contentSecurityPolicy } from "./content-security.ts";
 import type { models } from "./models.ts";
@@ -176,10 +177,14 @@ function withDeclaredDetail(
   where: string,
 ): OperationDoc {
   const declared = (detail.responses ?? {}) as Record<string, ResponseDoc>;
+  const idempotent = (detail.parameters as { name?: string }[] | undefined)?.some(
+    (parameter) => parameter.name === IDEMPOTENCY_PARAMETER,
+  );
   const responses: Record<string, ResponseDoc> = {};
   for (const [status, derived] of Object.entries(operation.responses ?? {})) {
     const own = declared[status];
-    const headers = { ...REQUEST_ID_HEADER, ...derived.headers, ...own?.headers };
+    const replayed = idempotent && mayBeReplayed(Number(status)) ? REPLAYED_HEADER_DOC : {};
+    const headers = { ...REQUEST_ID_HEADER, ...derived.headers, ...own?.headers, ...replayed };
     const content = withMedia(derived.content, own?.content);
     responses[status] = { ...derived, ...own, headers, ...(content && { content }) };
   }

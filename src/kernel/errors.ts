@@ -23,6 +23,8 @@ export const ERROR_STATUS = {
   not_found: 404,
   method_not_allowed: 405,
   internal_error: 500,
+  idempotency_key_in_progress: 409,
+  idempotency_key_reused: 422,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;

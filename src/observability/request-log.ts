@@ -18,6 +18,8 @@ export type RequestNote = {
   vat: VatResult;
   iban: IbanResult;
   upstream: { ms: number; attempts: number; detail: string | null; shared: boolean };
+  /** With an `Idempotency-Key`: whether the request ran or was answered with a kept answer. */
+  idempotency: "ran" | "replayed";
 };
 
 const notes = new WeakMap<Request, Partial<RequestNote> & { started: number }>();
@@ -103,6 +105,7 @@ export function requestLogging(options: { log: Logger; metrics: Metrics }) {
         error: note.iban.error?.code,
       },
       upstream: note.upstream,
+      idempotency: note.idempotency,
     });
   };
   const plugin = new Elysia({ name: "request-logging" })

@@ -30,6 +30,7 @@ type Operation = {
   description?: string;
   tags?: string[];
   security?: Record<string, string[]>[];
+  parameters?: { name: string; in: string; required?: boolean; examples?: Record<string, unknown> }[];
   requestBody?: { required?: boolean; content?: Record<string, Media> };
   responses: Record<string, Response>;
 };
@@ -56,12 +57,13 @@ function answers(success: number, model: string, ...errors: number[]): Record<st
 
 /** Method, path, and every status with the model of its body (spec: Endpoints, Status responses). */
 const ROUTES: Record<string, Record<string, string>> = {
-  "POST /validate": answers(200, "ValidateResponse", 400, 401, 403, 413, 429, 503),
+  // 409 and 422: the Idempotency-Key's own refusals (issue 19).
+  "POST /validate": answers(200, "ValidateResponse", 400, 401, 403, 409, 413, 422, 429, 503),
   "GET /usage": answers(200, "Usage", 401, 403, 429, 503),
   "GET /status": answers(200, "ViesStatus", 503),
   "GET /health": answers(200, "Health"),
   // Beyond the spec: bulk validation and the records of VAT checks.
-  "POST /batches": answers(202, "Batch", 400, 401, 403, 413, 429, 503),
+  "POST /batches": answers(202, "Batch", 400, 401, 403, 409, 413, 422, 429, 503),
   "GET /batches/{id}": answers(200, "Batch", 401, 403, 404, 429, 503),
   "DELETE /batches/{id}": answers(200, "Batch", 401, 403, 404, 429, 503),
   "GET /batches/{id}/items": answers(200, "BatchItemsPage", 400, 401, 403, 404, 429, 503),
@@ -188,6 +190,9 @@ const ERROR_CODES = [
   "not_found",
   "method_not_allowed",
   "internal_error",
+  // Beyond the spec: the refusals of Idempotency-Key (issue 19).
+  "idempotency_key_in_progress",
+  "idempotency_key_reused",
 ];
 
 const RATE_LIMIT_HEADERS = ["X-RateLimit-Limit", "X-RateLimit-Remaining"];
@@ -343,6 +348,29 @@ describe("the OpenAPI document", () => {
     expect(operation("GET /usage").responses[403]?.description).toContain("forbidden");
   });
 
+  test("every POST takes Idempotency-Key, with examples, and documents its refusals and replays", () => {
+    const posts = Object.keys(ROUTES).filter((route) => route.startsWith("POST "));
+    expect(posts.length).toBeGreaterThan(1);
+    for (const route of posts) {
+      const { parameters = [], responses } = operation(route);
+      const header = parameters.find((parameter) => parameter.name === "Idempotency-Key");
+      expect({ route, header }).toMatchObject({ route, header: { in: "header", required: false } });
+      expect(Object.keys(header?.examples ?? {}).length).toBeGreaterThan(0);
+      const refusals = [
+        [409, "idempotency_key_in_progress"],
+        [422, "idempotency_key_reused"],
+      ] as const;
+      for (const [status, code] of refusals) {
+        expect(responses[status]?.description).toContain(code);
+        const example = (responses[status]?.content?.["application/json"] as { example?: unknown }).example;
+        expect(example).toMatchObject({ error: { code } });
+      }
+      expect(Object.keys(responses[409]?.headers ?? {})).toContain("Retry-After");
+      const success = Object.keys(responses).find((status) => status.startsWith("2")) ?? "";
+      expect(Object.keys(responses[success]?.headers ?? {})).toContain("Idempotent-Replayed");
+    }
+  });
+
   test("documents the rate-limit, quota and billing headers of /validate, and Retry-After", () => {
     const validate = operation("POST /validate").responses;
     expect(Object.keys(validate[200]?.headers ?? {})).toEqual(
@@ -427,6 +455,20 @@ describe("the documented headers are the ones sent", () => {
     const key = await harness.createKey("basic");
     const response = await harness.validate(key.secret, IBAN);
     expect(response.status).toBe(200);
+    const expected = documented("POST /validate", 200).filter(
+      (name) => name !== "X-Gateway-Billing" && name !== "Idempotent-Replayed",
+    );
+    expect([...sent(response.headers)]).toEqual(
+      expect.arrayContaining(expected.map((name) => name.toLowerCase())),
+    );
+  });
+
+  test("a replayed 200 from /validate carries them all the same, and Idempotent-Replayed", async () => {
+    const key = await harness.createKey("basic");
+    const headers = { "idempotency-key": crypto.randomUUID() };
+    await harness.request("POST", "/validate", { key: key.secret, body: IBAN, headers });
+    const response = await harness.request("POST", "/validate", { key: key.secret, body: IBAN, headers });
+    expect(response.headers.get("idempotent-replayed")).toBe("true");
     const expected = documented("POST /validate", 200).filter((name) => name !== "X-Gateway-Billing");
     expect([...sent(response.headers)]).toEqual(
       expect.arrayContaining(expected.map((name) => name.toLowerCase())),
@@ -442,7 +484,9 @@ describe("the documented headers are the ones sent", () => {
       },
     });
     expect(response.status).toBe(200);
-    const expected = documented("POST /validate", 200).filter((name) => !QUOTA_HEADERS.includes(name));
+    const expected = documented("POST /validate", 200).filter(
+      (name) => !QUOTA_HEADERS.includes(name) && name !== "Idempotent-Replayed",
+    );
     expect([...sent(response.headers)]).toEqual(
       expect.arrayContaining(expected.map((name) => name.toLowerCase())),
     );
