@@ -28,10 +28,13 @@ const codeOf = (error: unknown) => (error as { error?: { code?: unknown } } | un
  * const { data, error } = await retrySafely((headers) => api.POST("/batches", { body, headers }));
  * ```
  *
- * Retried: a network failure (`fetch` threw: the answer may have been lost), 409 (the same key
- * is still running), 429 `rate_limited`, 502, 503, 504. Waits `Retry-After` when the answer has
- * it, else backs off exponentially with jitter. Not retried: every other answer, including 429
- * `quota_exceeded` (it lasts until the month's reset), or a wait longer than `maxDelayMs`.
+ * Retried: a network failure (`fetch` threw: the answer may have been lost; the service kept
+ * it, and the retry gets it with `Idempotent-Replayed: true`), 409 `idempotency_key_in_progress`
+ * (the first attempt is still running), 429 `rate_limited`, 502, 503, 504 — the answers the
+ * service does not keep under a key. Waits `Retry-After` when the answer has it, else backs off
+ * exponentially with jitter. Not retried: every other answer, including 429 `quota_exceeded` (it
+ * lasts until the month's reset) and 422 `idempotency_key_reused` (the key was used for another
+ * request), or a wait longer than `maxDelayMs`.
  */
 export async function retrySafely<T extends Answer>(
   send: (headers: { "Idempotency-Key": string }) => Promise<T>,

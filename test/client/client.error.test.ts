@@ -84,6 +84,30 @@ describe("retrySafely does not retry what retrying cannot mend", () => {
     expect({ status: response.status, attempts }).toEqual({ status: 400, attempts: 1 });
   });
 
+  test("422 idempotency_key_reused is not retried: the caller reused a key for another request", async () => {
+    const api = createVatIbanClient({
+      baseUrl: service.server.url,
+      apiKey: (await service.key("pro")).api_key,
+    });
+    const idempotencyKey = crypto.randomUUID();
+    await retrySafely((headers) => api.POST("/validate", { body: { iban: IBAN }, headers }), {
+      idempotencyKey,
+    });
+    let attempts = 0;
+    const { response, error } = await retrySafely(
+      (headers) => {
+        attempts += 1;
+        return api.POST("/validate", { body: { iban: "GB82WEST12345698765432" }, headers });
+      },
+      { idempotencyKey, sleep: async () => {} },
+    );
+    expect({ status: response.status, attempts, code: error?.error.code }).toEqual({
+      status: 422,
+      attempts: 1,
+      code: "idempotency_key_reused",
+    });
+  });
+
   test("a connection that fails is tried again with the same key, and the last failure thrown", async () => {
     const keys: (string | null)[] = [];
     const api = createVatIbanClient({

@@ -183,4 +183,59 @@ describe("retrySafely", () => {
     expect(delays).toEqual([Number(retryAfter[0]) * 1000]);
     expect(delays[0]).toBeGreaterThan(0);
   });
+
+  test("an answer lost on the way is retried with the same key: the kept answer comes back, billed once", async () => {
+    const key = await service.key("pro");
+    let lost = 0;
+    const losing = createVatIbanClient({
+      baseUrl: service.server.url,
+      apiKey: key.api_key,
+      fetch: async (request) => {
+        const response = await fetch(request);
+        if (lost++ > 0) return response;
+        // The service answered; the answer never reaches the caller, as when a connection breaks.
+        await response.arrayBuffer();
+        throw new TypeError("the connection was reset");
+      },
+    });
+    const { data, response } = await retrySafely(
+      (headers) => losing.POST("/validate", { body: { iban: IBAN }, headers }),
+      { sleep: async () => {} },
+    );
+    expect(lost).toBe(2);
+    expect(response.headers.get("idempotent-replayed")).toBe("true");
+    expect(data?.billable).toBe(true);
+    const usage = await createVatIbanClient({ baseUrl: service.server.url, apiKey: key.api_key }).GET(
+      "/usage",
+    );
+    expect(usage.data).toMatchObject({ used: 1, requests_this_month: 1 });
+  });
+
+  test("a repeat while the first runs gets 409 and waits its Retry-After: both end with one answer", async () => {
+    const client = createVatIbanClient({
+      baseUrl: service.server.url,
+      apiKey: (await service.key("pro")).api_key,
+    });
+    const idempotencyKey = crypto.randomUUID();
+    const delays: number[] = [];
+    service.vies.setLatency(600);
+    try {
+      const send = (headers: { "Idempotency-Key": string }) =>
+        client.POST("/validate", { body: { vat: "IE6388047V" }, headers });
+      const first = retrySafely(send, { idempotencyKey });
+      await Bun.sleep(200);
+      const second = await retrySafely(send, {
+        idempotencyKey,
+        sleep: async (ms) => {
+          delays.push(ms);
+          await Bun.sleep(ms);
+        },
+      });
+      expect(delays).toEqual([1000]);
+      expect(second.response.headers.get("idempotent-replayed")).toBe("true");
+      expect(second.data).toEqual((await first).data as NonNullable<typeof second.data>);
+    } finally {
+      service.vies.setLatency(0);
+    }
+  });
 });
