@@ -1,6 +1,6 @@
 /**
- * HTTP load: authenticated, billable POST /validate (IBAN) spread over 1,000 keys, and the
- * console's page, against the embedded default and against real Postgres + Redis, beside a
+ * HTTP load: authenticated, billable POST /validate (IBAN) spread over 1,000 keys — plain,
+ * with a new `Idempotency-Key` each, and replayed under their keys — and the console's page, against the embedded default and against real Postgres + Redis, beside a
  * bare Elysia POST in the same run. Run with `npm run bench:http`; set DATABASE_URL and
  * REDIS_URL for the second configuration (defaults: the local servers CI uses).
  */
@@ -20,6 +20,20 @@ import {
 export const IBAN_WORKLOAD: Workload = {
   name: "IBAN",
   bodies: Object.values(examples as Record<string, string>).map((iban) => JSON.stringify({ iban })),
+};
+
+/** The same requests, each with an `Idempotency-Key` of its own: the cost of keeping every answer. */
+export const IBAN_NEW_KEY: Workload = {
+  ...IBAN_WORKLOAD,
+  name: "IBAN, new Idempotency-Key",
+  idempotency: "new",
+};
+
+/** The same requests repeated under their keys: every one a replay, billed nothing. */
+export const IBAN_REPLAYED: Workload = {
+  ...IBAN_WORKLOAD,
+  name: "IBAN, replayed Idempotency-Key",
+  idempotency: "repeated",
 };
 
 /** The console's page (GET /console): a file of the service, served without a key. */
@@ -46,6 +60,10 @@ async function main(): Promise<void> {
     const target = { url: `http://127.0.0.1:${deployment.port}/validate`, pid: deployment.pid };
     const result = await measureWorkload(wrk, target, deployment.keys, IBAN_WORKLOAD, deployment.name);
     rows.push({ server: deployment.name, workload: "IBAN", result });
+    for (const workload of [IBAN_NEW_KEY, IBAN_REPLAYED]) {
+      const keyed = await measureWorkload(wrk, target, deployment.keys, workload, deployment.name);
+      rows.push({ server: deployment.name, workload: workload.name, result: keyed });
+    }
     const page = { url: `http://127.0.0.1:${deployment.port}/console`, pid: deployment.pid };
     const pageResult = await measureWorkload(wrk, page, [], CONSOLE_PAGE, deployment.name);
     rows.push({ server: deployment.name, workload: CONSOLE_PAGE.name, result: pageResult });
@@ -53,7 +71,7 @@ async function main(): Promise<void> {
   process.stdout.write(
     `\nHTTP benchmark: ${LOAD.connections} connections, ${LOAD.seconds} s, wrk, ${KEY_COUNT} keys, billable IBAN validations\n\n`,
   );
-  process.stdout.write(`${throughputTable(rows, bare)}\n`);
+  process.stdout.write(`${throughputTable(rows, bare, "IBAN")}\n`);
 }
 
 if (import.meta.main) await main();

@@ -110,11 +110,20 @@ export function cpuSeconds(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
 }
 
-/** The Lua script that rotates over keys and bodies (GETs when there are none) and prints one parsable result line. */
-function wrkScript(keys: string[], bodies: string[]): string {
+/** One id per benchmark process: the keys of `repeated` workloads stay the same across its runs. */
+const BENCH_RUN = crypto.randomUUID();
+
+/**
+ * The Lua script that rotates over keys and bodies (GETs when there are none), with the
+ * workload's `Idempotency-Key`s, and prints one parsable result line.
+ */
+function wrkScript(keys: string[], bodies: string[], idempotency: Workload["idempotency"]): string {
   return `
 local keys = { ${keys.map((k) => JSON.stringify(k)).join(", ")} }
 local bodies = { ${bodies.map((b) => `[==[${b}]==]`).join(", ")} }
+local idempotency = ${JSON.stringify(idempotency ?? "none")}
+local run = ${JSON.stringify(crypto.randomUUID())}
+local bench = ${JSON.stringify(BENCH_RUN)}
 local counter = 0
 function setup(thread) thread:set("id", math.random(1, 1000000)) end
 function init(args) counter = id or 0 end
@@ -123,7 +132,15 @@ function request()
   local headers = { ["Content-Type"] = "application/json" }
   if #keys > 0 then headers["X-API-Key"] = keys[(counter % #keys) + 1] end
   if #bodies == 0 then return wrk.format("GET", nil, headers, nil) end
-  return wrk.format("POST", nil, headers, bodies[(counter % #bodies) + 1])
+  local body = (counter % #bodies) + 1
+  -- new: a key no request used before. repeated: each API key sends one body under one key,
+  -- the same in the warm-up and the measured run, so every measured request is a replay.
+  if idempotency == "new" then headers["Idempotency-Key"] = run .. "-" .. (id or 0) .. "-" .. counter end
+  if idempotency == "repeated" then
+    body = ((counter % #keys) % #bodies) + 1
+    headers["Idempotency-Key"] = bench .. "-repeated"
+  end
+  return wrk.format("POST", nil, headers, bodies[body])
 end
 function done(summary, latency, requests)
   io.write(string.format('RESULT {"requests":%d,"us":%d,"p50":%d,"p99":%d,"errors":%d}\\n',
@@ -142,10 +159,17 @@ end
 export async function runWrk(
   wrk: string,
   url: string,
-  options: { keys: string[]; bodies: string[]; connections: number; seconds: number; threads?: number },
+  options: {
+    keys: string[];
+    bodies: string[];
+    idempotency?: Workload["idempotency"];
+    connections: number;
+    seconds: number;
+    threads?: number;
+  },
 ): Promise<WrkResult> {
   const scriptPath = join(tmpdir(), `bench-wrk-${process.pid}-${Math.random().toString(36).slice(2)}.lua`);
-  writeFileSync(scriptPath, wrkScript(options.keys, options.bodies));
+  writeFileSync(scriptPath, wrkScript(options.keys, options.bodies, options.idempotency));
   try {
     const child = Bun.spawn(
       [
@@ -191,8 +215,11 @@ export async function runWrk(
   }
 }
 
-/** What a load run sends: POST bodies, rotated over; none for GETs. */
-export type Workload = { name: string; bodies: string[] };
+/**
+ * What a load run sends: POST bodies, rotated over (none for GETs), and `Idempotency-Key`s:
+ * `new` for a key no request used before, `repeated` for one per body (replayed after its first).
+ */
+export type Workload = { name: string; bodies: string[]; idempotency?: "new" | "repeated" };
 
 /** Where a load run goes: the URL, and the process that answers it. */
 export type Target = { url: string; pid: number };
@@ -205,7 +232,12 @@ export async function measureWorkload(
   workload: Workload,
   label: string,
 ): Promise<LoadResult> {
-  const options = { keys, bodies: workload.bodies, connections: LOAD.connections };
+  const options = {
+    keys,
+    bodies: workload.bodies,
+    idempotency: workload.idempotency,
+    connections: LOAD.connections,
+  };
   await runWrk(wrk, target.url, { ...options, seconds: LOAD.warmupSeconds });
   const cpuBefore = cpuSeconds(target.pid);
   const result = await runWrk(wrk, target.url, { ...options, seconds: LOAD.seconds });
