@@ -306,7 +306,7 @@ export interface components {
         /** Error */
         Error: {
             /** @enum {string} */
-            code: "invalid_request" | "invalid_format" | "invalid_country" | "invalid_length" | "invalid_checksum" | "national_check_failed" | "member_state_unavailable" | "service_unavailable" | "upstream_rate_limited" | "unauthorized" | "forbidden" | "rate_limited" | "quota_exceeded" | "not_found" | "method_not_allowed" | "internal_error";
+            code: "invalid_request" | "invalid_format" | "invalid_country" | "invalid_length" | "invalid_checksum" | "national_check_failed" | "member_state_unavailable" | "service_unavailable" | "upstream_rate_limited" | "unauthorized" | "forbidden" | "rate_limited" | "quota_exceeded" | "not_found" | "method_not_allowed" | "internal_error" | "idempotency_key_in_progress" | "idempotency_key_reused";
             message: string;
         };
         /** ErrorResponse */
@@ -635,7 +635,10 @@ export interface operations {
     postBatches: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the request safe to repeat: a repeat with the same key and the same body within IDEMPOTENCY_TTL_HOURS (24 h) gets the first answer again — same status, body (its `request_id` included) and headers, with `Idempotent-Replayed: true` — and bills nothing. Scoped to your API key. A different request under a used key is 422 `idempotency_key_reused`; a repeat while the first still runs is 409 `idempotency_key_in_progress`. Answers that say try again (429, 503) are not kept: a repeat runs anew. Use a new key (a UUID, or your own id of the operation) for each new request. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -672,6 +675,8 @@ export interface operations {
             /** @description Accepted: the batch, queued; `Location` is its address */
             202: {
                 headers: {
+                    /** @description `true` when this is the kept answer of an earlier request with the same `Idempotency-Key` (nothing was done or billed again); absent otherwise */
+                    "Idempotent-Replayed"?: "true";
                     /** @description /batches/{id} */
                     Location?: string;
                     /** @description requests allowed per minute */
@@ -711,6 +716,8 @@ export interface operations {
             /** @description `invalid_request`: a malformed body, no items, too many (or more than the plan's batch items a day), a CSV record over its limits, an item breaking the input rules (named by its index), or a refused `webhook_url`; nothing is created */
             400: {
                 headers: {
+                    /** @description `true` when this is the kept answer of an earlier request with the same `Idempotency-Key` (nothing was done or billed again); absent otherwise */
+                    "Idempotent-Replayed"?: "true";
                     /** @description identifier of the request; a well-formed one sent by a proxy in front of the service is kept */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
@@ -749,6 +756,8 @@ export interface operations {
             /** @description `forbidden`: the key is revoked, or is a marketplace subscriber's (batches are for direct keys) */
             403: {
                 headers: {
+                    /** @description `true` when this is the kept answer of an earlier request with the same `Idempotency-Key` (nothing was done or billed again); absent otherwise */
+                    "Idempotent-Replayed"?: "true";
                     /** @description identifier of the request; a well-formed one sent by a proxy in front of the service is kept */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
@@ -759,6 +768,27 @@ export interface operations {
                      *       "error": {
                      *         "code": "forbidden",
                      *         "message": "batches are for direct API keys; through the marketplace, use /validate"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description `idempotency_key_in_progress`: a request with this `Idempotency-Key` is still running; retry after `Retry-After` (1 s) to get its answer */
+            409: {
+                headers: {
+                    /** @description 1 */
+                    "Retry-After"?: number;
+                    /** @description identifier of the request; a well-formed one sent by a proxy in front of the service is kept */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "idempotency_key_in_progress",
+                     *         "message": "a request with this Idempotency-Key is still running; retry shortly to get its answer"
                      *       }
                      *     }
                      */
@@ -778,6 +808,25 @@ export interface operations {
                      *       "error": {
                      *         "code": "invalid_request",
                      *         "message": "the body must be at most 4194304 bytes"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description `idempotency_key_reused`: this `Idempotency-Key` was used with a different request (another body or route); nothing was done */
+            422: {
+                headers: {
+                    /** @description identifier of the request; a well-formed one sent by a proxy in front of the service is kept */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "idempotency_key_reused",
+                     *         "message": "this Idempotency-Key was used with a different request; use a new key for a new request"
                      *       }
                      *     }
                      */
@@ -1721,7 +1770,10 @@ export interface operations {
     postValidate: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the request safe to repeat: a repeat with the same key and the same body within IDEMPOTENCY_TTL_HOURS (24 h) gets the first answer again — same status, body (its `request_id` included) and headers, with `Idempotent-Replayed: true` — and bills nothing. Scoped to your API key. A different request under a used key is 422 `idempotency_key_reused`; a repeat while the first still runs is 409 `idempotency_key_in_progress`. Answers that say try again (429, 503) are not kept: a repeat runs anew. Use a new key (a UUID, or your own id of the operation) for each new request. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -1735,6 +1787,8 @@ export interface operations {
             /** @description At least one component produced a definitive answer (`valid` true or false); a component that could not be answered carries its own `error` */
             200: {
                 headers: {
+                    /** @description `true` when this is the kept answer of an earlier request with the same `Idempotency-Key` (nothing was done or billed again); absent otherwise */
+                    "Idempotent-Replayed"?: "true";
                     /** @description gateway calls only: `Validations=1` when the request was billed, `Validations=0` otherwise */
                     "X-Gateway-Billing"?: string;
                     /** @description monthly billable validations; direct API keys only */
@@ -1758,6 +1812,8 @@ export interface operations {
             /** @description Malformed body (a `match` without `vat`, or with a field it does not take, included), or no component could be answered because of its input: `invalid_request`, `invalid_format`, `invalid_country`, `invalid_length` */
             400: {
                 headers: {
+                    /** @description `true` when this is the kept answer of an earlier request with the same `Idempotency-Key` (nothing was done or billed again); absent otherwise */
+                    "Idempotent-Replayed"?: "true";
                     /** @description gateway calls only: `Validations=1` when the request was billed, `Validations=0` otherwise */
                     "X-Gateway-Billing"?: string;
                     /** @description requests allowed per minute */
@@ -1802,6 +1858,8 @@ export interface operations {
             /** @description `forbidden`: the key is revoked */
             403: {
                 headers: {
+                    /** @description `true` when this is the kept answer of an earlier request with the same `Idempotency-Key` (nothing was done or billed again); absent otherwise */
+                    "Idempotent-Replayed"?: "true";
                     /** @description identifier of the request; a well-formed one sent by a proxy in front of the service is kept */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
@@ -1812,6 +1870,27 @@ export interface operations {
                      *       "error": {
                      *         "code": "forbidden",
                      *         "message": "this API key has been revoked"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description `idempotency_key_in_progress`: a request with this `Idempotency-Key` is still running; retry after `Retry-After` (1 s) to get its answer */
+            409: {
+                headers: {
+                    /** @description 1 */
+                    "Retry-After"?: number;
+                    /** @description identifier of the request; a well-formed one sent by a proxy in front of the service is kept */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "idempotency_key_in_progress",
+                     *         "message": "a request with this Idempotency-Key is still running; retry shortly to get its answer"
                      *       }
                      *     }
                      */
@@ -1837,6 +1916,25 @@ export interface operations {
                      *       "error": {
                      *         "code": "invalid_request",
                      *         "message": "the body must be at most 16384 bytes"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description `idempotency_key_reused`: this `Idempotency-Key` was used with a different request (another body or route); nothing was done */
+            422: {
+                headers: {
+                    /** @description identifier of the request; a well-formed one sent by a proxy in front of the service is kept */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "idempotency_key_reused",
+                     *         "message": "this Idempotency-Key was used with a different request; use a new key for a new request"
                      *       }
                      *     }
                      */
