@@ -19,6 +19,22 @@ const MAX_LENGTH: Record<Field, number> = {
 const refuse = (message: string) => new ApiError("invalid_request", message);
 
 /**
+ * A text field of a list's item: a string the database can hold (no NUL, no lone UTF-16
+ * surrogate) of at most `maxLength` characters; `where` names the item in a refusal.
+ */
+export function checkText(given: unknown, field: string, where: string, maxLength: number): string {
+  const name = `${where === "" ? "" : `${where}: `}\`${field}\``;
+  if (typeof given !== "string") throw refuse(`${name} must be a string`);
+  if (given.includes("\u0000")) throw refuse(`${name} must not contain a NUL character`);
+  // Text the database can hold is Unicode: half of a UTF-16 pair alone (`"\ud800"` in JSON) is not.
+  if (!given.isWellFormed())
+    throw refuse(`${name} must not contain a lone UTF-16 surrogate (\\ud800–\\udfff)`);
+  if (given.length > maxLength)
+    throw refuse(`${name} must be at most ${maxLength} characters, got ${given.length}`);
+  return given;
+}
+
+/**
  * One item checked by the /validate input rules (`vat` and/or `iban`, strings within their
  * lengths) plus its reference; `where` names it in a refusal ("item 3", "item 3 (row 5)"). An
  * empty CSV cell is no value; in JSON, as in /validate, an empty string is one.
@@ -32,17 +48,7 @@ function checkItem(value: unknown, where: string, emptyIsAbsent: boolean): Batch
   for (const field of FIELDS) {
     const given = fields[field];
     if (given === undefined || (emptyIsAbsent && given === "")) continue;
-    if (typeof given !== "string") throw refuse(`${where}: \`${field}\` must be a string`);
-    if (given.includes("\u0000")) throw refuse(`${where}: \`${field}\` must not contain a NUL character`);
-    // Text the database can hold is Unicode: half of a UTF-16 pair alone (`"\ud800"` in JSON) is not.
-    if (!given.isWellFormed())
-      throw refuse(`${where}: \`${field}\` must not contain a lone UTF-16 surrogate (\\ud800–\\udfff)`);
-    if (given.length > MAX_LENGTH[field]) {
-      throw refuse(
-        `${where}: \`${field}\` must be at most ${MAX_LENGTH[field]} characters, got ${given.length}`,
-      );
-    }
-    item[field] = given;
+    item[field] = checkText(given, field, where, MAX_LENGTH[field]);
   }
   if (item.vat === undefined && item.iban === undefined)
     throw refuse(`${where}: send \`vat\`, \`iban\`, or both`);
@@ -55,13 +61,38 @@ function checkItem(value: unknown, where: string, emptyIsAbsent: boolean): Batch
   return item;
 }
 
-function checkCount(count: number, maxItems: number): void {
-  if (count === 0) throw refuse("the batch has no items");
-  if (count > maxItems) throw refuse(`a batch holds at most ${maxItems} items, got ${count}`);
+/** What a list of items (a batch, a watch list) is, for reading it and for its refusals. */
+export type ListShape = {
+  /** The list in messages: "batch" ("a batch holds at most…", "the batch has no items"). */
+  noun: string;
+  /** The CSV columns of an item besides the `match_*` ones; other columns are ignored. */
+  columns: readonly string[];
+  /** Of those, the header row must name at least one; else this refusal. */
+  required: { columns: readonly string[]; refusal: string };
+  maxItems: number;
+};
+
+/** The batches' list: `vat`, `iban`, `reference` and `match_*` columns. */
+const BATCH_LIST = {
+  noun: "batch",
+  columns: FIELDS,
+  required: { columns: ["vat", "iban"], refusal: "the CSV header row must name a `vat` or an `iban` column" },
+} as const;
+
+/** An item count within the list's bounds. */
+export function checkCount(count: number, list: Pick<ListShape, "noun" | "maxItems">): void {
+  if (count === 0) throw refuse(`the ${list.noun} has no items`);
+  if (count > list.maxItems)
+    throw refuse(`a ${list.noun} holds at most ${list.maxItems} items, got ${count}`);
 }
 
-/** `{"items": [...], "webhook_url"?: "..."}`. */
-function fromJson(text: string, maxItems: number): BatchRequest {
+/** The JSON object a list body holds, with its `items` array within the list's bounds. */
+export function jsonListBody(
+  text: string,
+  list: Pick<ListShape, "noun" | "maxItems">,
+): Record<string, unknown> & {
+  items: unknown[];
+} {
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -73,15 +104,26 @@ function fromJson(text: string, maxItems: number): BatchRequest {
   }
   const body = value as Record<string, unknown>;
   if (!Array.isArray(body.items)) throw refuse("`items` must be an array of items");
-  checkCount(body.items.length, maxItems);
+  checkCount(body.items.length, list);
+  return body as Record<string, unknown> & { items: unknown[] };
+}
+
+/** `{"items": [...], "webhook_url"?: "..."}`. */
+function fromJson(text: string, maxItems: number): BatchRequest {
+  const body = jsonListBody(text, { noun: BATCH_LIST.noun, maxItems });
+  return {
+    items: body.items.map((item, index) => checkItem(item, `item ${index}`, false)),
+    ...webhookField(body),
+  };
+}
+
+/** The optional `webhook_url` of a JSON body, a string when given (null counts as not given). */
+export function webhookField(body: Record<string, unknown>): { webhook_url?: string } {
   const webhook = body.webhook_url;
   if (webhook !== undefined && webhook !== null && typeof webhook !== "string") {
     throw refuse("`webhook_url` must be a string");
   }
-  return {
-    items: body.items.map((item, index) => checkItem(item, `item ${index}`, false)),
-    ...(typeof webhook === "string" && { webhook_url: webhook }),
-  };
+  return typeof webhook === "string" ? { webhook_url: webhook } : {};
 }
 
 /**
@@ -94,44 +136,48 @@ export const CSV_LIMITS = { maxFields: 64, maxRecordLength: 8192 } as const;
 
 /** CSV columns that make up an item's `match`: `match_name` is `match.name`, and so on. */
 const MATCH_COLUMNS = new Map<string, MatchField>(MATCH_FIELDS.map((field) => [`match_${field}`, field]));
-type Column = Field | `match_${MatchField}`;
 
-const isColumn = (name: string): name is Column =>
-  (FIELDS as readonly string[]).includes(name) || MATCH_COLUMNS.has(name);
+/** `a`, `b` and/or `c`. */
+const namesOf = (columns: readonly string[]) => {
+  const quoted = columns.map((column) => `\`${column}\``);
+  return quoted.length === 1 ? quoted[0] : `${quoted.slice(0, -1).join(", ")} and/or ${quoted.at(-1)}`;
+};
 
 /** Where each of our columns is in the header; a column named twice is ambiguous. */
-function columnsOf(header: string[]): Partial<Record<Column, number>> {
-  const positions: Partial<Record<Column, number>> = {};
+function columnsOf(header: string[], list: ListShape): Map<string, number> {
+  const positions = new Map<string, number>();
   header.forEach((name, position) => {
     const column = name.trim().toLowerCase();
-    if (!isColumn(column)) return;
-    if (positions[column] !== undefined) {
+    if (!list.columns.includes(column) && !MATCH_COLUMNS.has(column)) return;
+    if (positions.has(column)) {
       throw refuse(`the CSV header row names \`${column}\` twice: which column is meant?`);
     }
-    positions[column] = position;
+    positions.set(column, position);
   });
-  if (positions.vat === undefined && positions.iban === undefined) {
-    throw refuse("the CSV header row must name a `vat` or an `iban` column");
-  }
+  if (!list.required.columns.some((column) => positions.has(column))) throw refuse(list.required.refusal);
   return positions;
 }
 
 /**
- * A header row naming any of `vat`, `iban`, `reference` and the `match_*` columns (other columns
- * are ignored), then one row per item. Our columns are found once, in the header; each row is
- * read for them alone. Empty cells are values not given.
+ * The items of a CSV list: a header row naming any of the list's columns and the `match_*`
+ * columns (other columns are ignored), then one row per item. Our columns are found once, in
+ * the header; each row is read for them alone, and its fields (`match_*` cells gathered into
+ * `match`; empty cells left out of it) given to `check` with where it is ("item 3 (row 5)").
  */
-function fromCsv(text: string, maxItems: number): BatchRequest {
+export function csvListItems<T>(
+  text: string,
+  list: ListShape,
+  check: (fields: Record<string, unknown>, where: string) => T,
+): T[] {
   const records = csvRecords(text, CSV_LIMITS);
   try {
     const header = records.next();
-    if (header.done)
-      throw refuse("the CSV body is empty: send a header row naming `vat`, `iban` and/or `reference`");
-    const positions = Object.entries(columnsOf(header.value)) as [Column, number][];
-    const items: BatchItemInput[] = [];
+    if (header.done) throw refuse(`the CSV body is empty: send a header row naming ${namesOf(list.columns)}`);
+    const positions = [...columnsOf(header.value, list)];
+    const items: T[] = [];
     for (const row of records) {
-      if (items.length === maxItems)
-        throw refuse(`a batch holds at most ${maxItems} items; the CSV body has more rows`);
+      if (items.length === list.maxItems)
+        throw refuse(`a ${list.noun} holds at most ${list.maxItems} items; the CSV body has more rows`);
       const fields: Record<string, unknown> = {};
       const match: Record<string, string> = {};
       for (const [column, position] of positions) {
@@ -141,15 +187,27 @@ function fromCsv(text: string, maxItems: number): BatchRequest {
         else if (cell !== undefined && cell !== "") match[matchField] = cell;
       }
       if (Object.keys(match).length > 0) fields.match = match;
-      items.push(checkItem(fields, `item ${items.length} (row ${items.length + 2})`, true));
+      items.push(check(fields, `item ${items.length} (row ${items.length + 2})`));
     }
-    checkCount(items.length, maxItems);
-    return { items };
+    checkCount(items.length, list);
+    return items;
   } catch (error) {
     if (error instanceof CsvLimitError) throw refuse(`the CSV body is refused: ${error.message}`);
     if (error instanceof CsvError) throw refuse(`the CSV body is malformed: ${error.message}`);
     throw error;
   }
+}
+
+/** A list body as text: not empty, valid UTF-8; CSV when the Content-Type says `text/csv`. */
+export function listBodyText(bytes: Uint8Array, contentType: string | null): { text: string; csv: boolean } {
+  if (bytes.byteLength === 0) throw refuse("a body is required: JSON with `items`, or CSV");
+  let text: string;
+  try {
+    text = utf8.decode(bytes);
+  } catch {
+    throw refuse("the body is not valid UTF-8");
+  }
+  return { text, csv: /^\s*text\/csv\b/i.test(contentType ?? "") };
 }
 
 /**
@@ -162,13 +220,9 @@ export function parseBatchBody(
   contentType: string | null,
   maxItems: number,
 ): BatchRequest {
-  if (bytes.byteLength === 0) throw refuse("a body is required: JSON with `items`, or CSV");
-  let text: string;
-  try {
-    text = utf8.decode(bytes);
-  } catch {
-    throw refuse("the body is not valid UTF-8");
-  }
-  const csv = /^\s*text\/csv\b/i.test(contentType ?? "");
-  return csv ? fromCsv(text, maxItems) : fromJson(text, maxItems);
+  const { text, csv } = listBodyText(bytes, contentType);
+  if (!csv) return fromJson(text, maxItems);
+  return {
+    items: csvListItems(text, { ...BATCH_LIST, maxItems }, (fields, where) => checkItem(fields, where, true)),
+  };
 }

@@ -1,8 +1,7 @@
 import { Elysia, t } from "elysia";
-import type { Account } from "../accounts/authenticator.ts";
 import type { BatchLimits, Plan } from "../accounts/plans.ts";
 import type { Config } from "../config.ts";
-import type { Caller } from "../http/auth.ts";
+import { type Caller, directAccountOf } from "../http/auth.ts";
 import { readBoundedBody } from "../http/body.ts";
 import {
   errorExample,
@@ -21,17 +20,12 @@ import {
   BATCH_REQUEST,
 } from "../http/examples.ts";
 import { models } from "../http/models.ts";
+import { PAGE_QUERY, parseCursor, parseLimit } from "../http/paging.ts";
 import type { Idempotency } from "../idempotency/plugin.ts";
 import type { Database } from "../kernel/db.ts";
 import { ApiError } from "../kernel/errors.ts";
 import { queueBatchWebhook } from "../webhooks/messages.ts";
-import {
-  parseWebhookUrl,
-  type Resolver,
-  resolveWebhookTarget,
-  type WebhookPolicy,
-  WebhookTargetError,
-} from "../webhooks/target.ts";
+import { acceptWebhookUrl, type Resolver, type WebhookPolicy } from "../webhooks/target.ts";
 import { csvRecord } from "./csv.ts";
 import { CSV_LIMITS, parseBatchBody } from "./input.ts";
 import { type Batch, BatchIdSchema, type BatchItem, type BatchItemsPage } from "./schema.ts";
@@ -47,9 +41,6 @@ export type BatchRoutesDeps = {
   /** Tells this instance's workers a batch is waiting. */
   wake(): void;
 };
-
-const DEFAULT_PAGE = 100;
-const MAX_PAGE = 1000;
 
 /** The events a batch's `webhook_url` receives. */
 export const BATCH_WEBHOOKS: WebhookDoc[] = [
@@ -117,15 +108,7 @@ function oneBatchRoute(
  * by the `X-Gateway-Billing` header of its answer, which a batch, billed item by item later,
  * cannot give.
  */
-function directAccount(caller: Caller): Account {
-  if (caller.account.kind !== "direct") {
-    throw new ApiError(
-      "forbidden",
-      "batches are for direct API keys; through the marketplace, use /validate",
-    );
-  }
-  return caller.account;
-}
+const directAccount = (caller: Caller) => directAccountOf(caller, "batches");
 
 /** The batch limits of a direct key's plan; a plan without batches is refused like the gateway's. */
 function batchLimitsOf(plan: Plan): BatchLimits {
@@ -219,41 +202,14 @@ function csvRow(item: BatchItem): string {
   ]);
 }
 
-/** A cursor is the index of the first item of the page, as a decimal string. */
-function parseCursor(cursor: string | undefined): number {
-  if (cursor === undefined || cursor === "") return 0;
-  if (!/^\d{1,9}$/.test(cursor))
-    throw new ApiError("invalid_request", "`cursor` is not one this API gave out");
-  return Number(cursor);
-}
-
-function parseLimit(limit: string | undefined): number {
-  if (limit === undefined || limit === "") return DEFAULT_PAGE;
-  const value = Number(limit);
-  if (!/^\d+$/.test(limit) || value < 1 || value > MAX_PAGE) {
-    throw new ApiError("invalid_request", `\`limit\` must be a whole number from 1 to ${MAX_PAGE}`);
-  }
-  return value;
-}
-
 /**
  * The batch routes: create a batch (JSON or CSV), read it, page through its items (JSON or
  * CSV), cancel it. Every route needs a key, and a key sees its own batches only: another
  * key's batch is answered exactly as an unknown one.
  */
 export function batchRoutes(deps: BatchRoutesDeps, keyed: Idempotency) {
-  const checkWebhook = async (raw: string | undefined): Promise<string | null> => {
-    if (raw === undefined) return null;
-    try {
-      const url = parseWebhookUrl(raw, deps.webhookPolicy);
-      await resolveWebhookTarget(url, deps.webhookPolicy, deps.resolve);
-      return url.href;
-    } catch (error) {
-      if (error instanceof WebhookTargetError)
-        throw new ApiError("invalid_request", `\`webhook_url\` ${error.message}`);
-      throw error;
-    }
-  };
+  const checkWebhook = async (raw: string | undefined): Promise<string | null> =>
+    raw === undefined ? null : acceptWebhookUrl(raw, deps.webhookPolicy, deps.resolve);
 
   return new Elysia({ name: "batches" })
     .model(models)
@@ -381,15 +337,7 @@ export function batchRoutes(deps: BatchRoutesDeps, keyed: Idempotency) {
         caller: true,
         params: t.Object({ id: BatchIdSchema }),
         // Other parameters are ignored, as other body fields are: a cache-buster (`?_=…`) is no error.
-        query: t.Object(
-          {
-            cursor: t.Optional(t.String({ description: "from `next_cursor` of the previous page" })),
-            limit: t.Optional(
-              t.String({ description: `items per page, 1 to ${MAX_PAGE}; ${DEFAULT_PAGE} by default` }),
-            ),
-          },
-          { additionalProperties: true },
-        ),
+        query: t.Object(PAGE_QUERY, { additionalProperties: true }),
         response: { 200: "BatchItemsPage", ...errorResponses(400, 401, 403, 404, 429, 503) },
         detail: {
           summary: "The items of a batch, in input order, a page at a time",

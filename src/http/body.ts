@@ -52,12 +52,14 @@ export async function readBoundedBody(request: Request, maxBytes: number): Promi
 }
 
 /**
- * Parses a JSON object body within the size bound. Whatever the Content-Type says, the body
- * is read as JSON: `curl -d` sends form encoding by default and the intent is unambiguous.
+ * Reads a JSON object body within the size bound; `expected` says what it should be when it
+ * is not an object. Whatever the Content-Type says, the body is read as JSON: `curl -d` sends
+ * form encoding by default and the intent is unambiguous.
  */
-export async function parseJsonObjectBody(
+export async function readJsonObject(
   request: Request,
   maxBytes: number,
+  expected: string,
 ): Promise<Record<string, unknown>> {
   const bytes = await readBoundedBody(request, maxBytes);
   if (bytes.byteLength === 0) throw new ApiError("invalid_request", "a JSON body is required");
@@ -74,12 +76,17 @@ export async function parseJsonObjectBody(
     throw new ApiError("invalid_request", "the body is not valid JSON");
   }
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
-    throw new ApiError(
-      "invalid_request",
-      "the body must be a JSON object with a `vat` and/or an `iban` string",
-    );
+    throw new ApiError("invalid_request", `the body must be ${expected}`);
   }
-  const body = value as Record<string, unknown>;
+  return value as Record<string, unknown>;
+}
+
+/** The body of POST /validate: a JSON object within the size bound, its fields' types checked. */
+export async function parseJsonObjectBody(
+  request: Request,
+  maxBytes: number,
+): Promise<Record<string, unknown>> {
+  const body = await readJsonObject(request, maxBytes, "a JSON object with a `vat` and/or an `iban` string");
   for (const field of STRING_FIELDS) {
     if (Object.hasOwn(body, field) && typeof body[field] !== "string") {
       throw new ApiError("invalid_request", `\`${field}\` must be a string`);

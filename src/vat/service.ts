@@ -166,6 +166,16 @@ export interface VatService {
 const HMRC_CHECKABLE = /^\d+$/;
 
 /**
+ * Why no authority can be asked about a well-formed number here — a GB number while the UK
+ * check is off, a GB government or health-authority number — or null when one can.
+ */
+export function uncheckableReason(format: VatFormatOk, ukEnabled: boolean): string | null {
+  if (format.prefix !== "GB") return null;
+  if (!ukEnabled) return UK_DISABLED_MESSAGE;
+  return HMRC_CHECKABLE.test(format.number) ? null : UK_UNCHECKABLE_MESSAGE;
+}
+
+/**
  * The member states that compare trader details themselves (VIES approximate matching): only
  * Spain, per VIES's own `/countries` list (`approxMatching`, read 2026-08-05). A match request
  * for one of them goes to the authority even when the cache holds the number: its codes only
@@ -321,14 +331,11 @@ export function createVatService(options: VatServiceOptions): VatService {
       }
       const startedAt = performance.now();
       const authority = format.prefix === "GB" ? uk : vies;
-      const unavailable = (message: string): VatPlan => {
-        const error = componentError("service_unavailable", message);
+      const uncheckable = uncheckableReason(format, uk !== null);
+      if (authority === null || uncheckable !== null) {
+        const error = componentError("service_unavailable", uncheckable ?? UK_DISABLED_MESSAGE);
         const result = unavailableResult(input, format, error, matchOf(match, format.countryCode, null));
         return { kind: "answered", result };
-      };
-      if (authority === null) return unavailable(UK_DISABLED_MESSAGE);
-      if (format.prefix === "GB" && !HMRC_CHECKABLE.test(format.number)) {
-        return unavailable(UK_UNCHECKABLE_MESSAGE);
       }
       const hit = await cache.get(format.vatNumber);
       options.onCacheLookup?.(hit === null ? "miss" : hit.state === "fresh" ? "hit" : "stale");

@@ -1,5 +1,6 @@
 import { lookup as dnsLookup } from "node:dns/promises";
 import { isIP } from "node:net";
+import { ApiError } from "../kernel/errors.ts";
 
 /** What a webhook URL may point at. Both are off in production; tests turn them on. */
 export type WebhookPolicy = {
@@ -75,6 +76,26 @@ export async function resolveWebhookTarget(
       throw new WebhookTargetError(`its host ${host} is ${at(refused.address)}not a public address`);
   }
   return addresses[0] as ResolvedAddress;
+}
+
+/**
+ * A `webhook_url` a caller sends, checked as it will be at delivery (form, then every address
+ * its host resolves to): its normalized form, or 400 `invalid_request` naming what is refused.
+ */
+export async function acceptWebhookUrl(
+  raw: string,
+  policy: WebhookPolicy,
+  resolve: Resolver = systemResolver,
+): Promise<string> {
+  try {
+    const url = parseWebhookUrl(raw, policy);
+    await resolveWebhookTarget(url, policy, resolve);
+    return url.href;
+  } catch (error) {
+    if (error instanceof WebhookTargetError)
+      throw new ApiError("invalid_request", `\`webhook_url\` ${error.message}`);
+    throw error;
+  }
 }
 
 type Range = [bigint, bigint];
