@@ -289,16 +289,88 @@ export const webhookSecrets = pgTable("webhook_secrets", {
 });
 
 /**
+ * VAT numbers a key watches (`src/monitors/`): each is checked again every `interval_days`, and
+ * a change between two answers becomes an event. `next_check_at` is when a worker takes it up
+ * next — its regular round (`due_at`), later while its member state is down or its key's quota
+ * is used up, null while it is paused — on the service's clock; a worker holds it under a lease
+ * (`lease_token`, `lease_until`, on the database's clock) like a batch item, and the transaction
+ * that finishes a check checks the token, so a check is finished, billed and diffed once.
+ */
+export const monitors = pgTable(
+  "monitors",
+  {
+    id: text("id").primaryKey(),
+    /** Creation order: the cursor of the key's list. */
+    seq: bigserial("seq", { mode: "number" }).notNull(),
+    keyId: text("key_id")
+      .notNull()
+      .references(() => apiKeys.id),
+    /** Normalized, with its prefix (`NL854265259B01`). */
+    vatNumber: text("vat_number").notNull(),
+    reference: text("reference"),
+    /** The details to match against the number's record at every check, or null. */
+    match: jsonb("match"),
+    intervalDays: integer("interval_days").notNull(),
+    status: text("status", { enum: ["active", "paused"] })
+      .notNull()
+      .default("active"),
+    webhookUrl: text("webhook_url"),
+    createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull(),
+    lastCheckedAt: timestamp("last_checked_at", { withTimezone: true, mode: "date" }),
+    /** The last definitive answer (a VatResult), which the next one is compared with. */
+    lastResult: jsonb("last_result"),
+    /** When its next regular round is due; retries and quota waits do not move it. */
+    dueAt: timestamp("due_at", { withTimezone: true, mode: "date" }).notNull(),
+    nextCheckAt: timestamp("next_check_at", { withTimezone: true, mode: "date" }),
+    /** Attempts of the round under way that met an outage, and when the first of them did. */
+    attempts: integer("attempts").notNull().default(0),
+    retrySince: timestamp("retry_since", { withTimezone: true, mode: "date" }),
+    leaseToken: text("lease_token"),
+    leaseUntil: timestamp("lease_until", { withTimezone: true, mode: "date" }),
+    /** Checks finished: numbers the validation records of its fresh ones. */
+    checks: integer("checks").notNull().default(0),
+  },
+  (table) => [
+    // A number is watched once per key.
+    uniqueIndex("monitors_key_vat_idx").on(table.keyId, table.vatNumber),
+    index("monitors_key_seq_idx").on(table.keyId, table.seq),
+    index("monitors_key_status_seq_idx").on(table.keyId, table.status, table.seq),
+    // Workers find due checks here, never by scanning the monitors.
+    index("monitors_next_check_idx").on(table.nextCheckAt).where(sql`${table.nextCheckAt} IS NOT NULL`),
+  ],
+);
+
+/**
+ * What changed between two answers of a monitor: `vat.registration_changed`,
+ * `vat.details_changed`, `vat.match_changed`. `payload` is the webhook body, as delivered.
+ */
+export const monitorEvents = pgTable(
+  "monitor_events",
+  {
+    id: text("id").primaryKey(),
+    /** Order of the events: the cursor of a monitor's history. */
+    seq: bigserial("seq", { mode: "number" }).notNull(),
+    monitorId: text("monitor_id")
+      .notNull()
+      .references(() => monitors.id, { onDelete: "cascade" }),
+    type: text("type").notNull(),
+    payload: text("payload").notNull(),
+    createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull(),
+  },
+  (table) => [index("monitor_events_monitor_seq_idx").on(table.monitorId, table.seq)],
+);
+
+/**
  * Webhook messages to deliver: one per batch that completed or was cancelled with a
- * `webhook_url`, retried with backoff until `give_up_at`. Claimed with a lease like batch items.
+ * `webhook_url`, and one per event of a monitor with one (its id is the event's), retried with
+ * backoff until `give_up_at`. Claimed with a lease like batch items.
  */
 export const webhookDeliveries = pgTable(
   "webhook_deliveries",
   {
     id: text("id").primaryKey(),
-    batchId: text("batch_id")
-      .notNull()
-      .references(() => batches.id, { onDelete: "cascade" }),
+    batchId: text("batch_id").references(() => batches.id, { onDelete: "cascade" }),
+    monitorId: text("monitor_id").references(() => monitors.id, { onDelete: "cascade" }),
     keyId: text("key_id").notNull(),
     url: text("url").notNull(),
     /** The signed body, as sent on every attempt. */
@@ -317,6 +389,12 @@ export const webhookDeliveries = pgTable(
   },
   (table) => [
     uniqueIndex("webhook_deliveries_batch_idx").on(table.batchId),
+    // A monitor's webhook state is that of its latest message.
+    index("webhook_deliveries_monitor_idx").on(table.monitorId, table.createdAt),
+    check(
+      "webhook_deliveries_subject_check",
+      sql`(${table.batchId} IS NULL) <> (${table.monitorId} IS NULL)`,
+    ),
     index("webhook_deliveries_due_idx").on(table.nextAttemptAt).where(sql`${table.status} = 'pending'`),
   ],
 );

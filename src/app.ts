@@ -27,6 +27,7 @@ import type { IdempotencyStore } from "./idempotency/store.ts";
 import type { Clock } from "./kernel/clock.ts";
 import { ApiError } from "./kernel/errors.ts";
 import type { Logger } from "./kernel/log.ts";
+import { MONITOR_WEBHOOKS, type MonitorRoutesDeps, monitorRoutes } from "./monitors/routes.ts";
 import { metricsEndpoint, readiness } from "./observability/endpoints.ts";
 import type { Metrics } from "./observability/metrics.ts";
 import { noteRequest, requestLogging } from "./observability/request-log.ts";
@@ -57,6 +58,7 @@ export type AppDeps = {
   batches: BatchRoutesDeps;
   /** The answers kept under `Idempotency-Key`s. */
   idempotency: IdempotencyStore;
+  monitors: MonitorRoutesDeps;
 };
 
 const API_DESCRIPTION =
@@ -85,11 +87,18 @@ export function buildApp(deps: AppDeps) {
     .use(requestIds())
     .use(requestLog.plugin)
     .use(errorHandling({ log: deps.log, requestLog }))
-    .use(docs({ version: "1.0.0", description: API_DESCRIPTION, webhooks: BATCH_WEBHOOKS }))
+    .use(
+      docs({
+        version: "1.0.0",
+        description: API_DESCRIPTION,
+        webhooks: [...BATCH_WEBHOOKS, ...MONITOR_WEBHOOKS],
+      }),
+    )
     .use(consolePages())
     .model(models)
     .use(keyed)
     .use(batchRoutes(deps.batches, keyed))
+    .use(monitorRoutes(deps.monitors, keyed))
     .post(
       "/validate",
       async ({ body, caller, set, requestId, request }) => {

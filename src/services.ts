@@ -232,6 +232,7 @@ export function createServices(
     records,
     idempotency,
     batches: { database, config, webhookPolicy, wake: () => processor.wake() },
+    monitors: { database, clock, config, webhookPolicy, wake: () => {} },
     authenticator: new Authenticator({
       keys,
       plans,

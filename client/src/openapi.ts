@@ -86,6 +86,98 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/monitors": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The key's monitors, oldest first, a page at a time
+         * @description Every number the key watches, with its schedule and last answer; `status` keeps to the active or the paused ones. Pass `next_cursor` as `cursor` for the next page.
+         */
+        get: operations["getMonitors"];
+        put?: never;
+        /**
+         * Watch a VAT number, or a list of them
+         * @description JSON with `vat` (one number: answered with its monitor) or with `items` (a list: answered with a monitor per item), or CSV (`Content-Type: text/csv`, a list) with a header row naming `vat` and any of `reference`, `interval_days` and the `match_*` columns. A number the key already watches is not watched twice: its monitor is returned as it is. The first check runs at once; then one every `interval_days`, each billed as /validate bills it (a fresh answer of the authority is one unit; a cache hit is free). Changes are events (`GET /monitors/{id}/events`), sent to `webhook_url`.
+         */
+        post: operations["postMonitors"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/monitors/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A monitor: its schedule, its last answer and its webhook
+         * @description When it was last answered and what the answer was, when it is checked next, and how the delivery of its latest event went.
+         */
+        get: operations["getMonitorsById"];
+        put?: never;
+        post?: never;
+        /**
+         * Stop watching a number
+         * @description The monitor is deleted with its events; a check under way is not finished (nor billed), and events not yet delivered are not sent.
+         */
+        delete: operations["deleteMonitorsById"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a monitor: its interval, reference, webhook or status
+         * @description A new `interval_days` moves the next round by the difference. `paused` stops the checks; `active` resumes them, at once if a round was missed meanwhile. A new `webhook_url` receives the events found from now on.
+         */
+        patch: operations["patchMonitorsById"];
+        trace?: never;
+    };
+    "/monitors/{id}/check": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Check a monitor now
+         * @description The check runs in the background as a scheduled one would, and is billed the same: a fresh answer of the authority is one unit, a cache hit is free. A paused monitor is checked once and stays paused. Its regular schedule does not move.
+         */
+        post: operations["postMonitorsByIdCheck"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/monitors/{id}/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A monitor's events, oldest first, a page at a time
+         * @description What changed and when: the history to show an auditor (valid on these dates, lapsed on that one). Each event is the body of the webhook it was sent as, with its id (the webhook's `webhook-id`) and time.
+         */
+        get: operations["getMonitorsByIdEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/status": {
         parameters: {
             query?: never;
@@ -208,6 +300,66 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "vat.details_changed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A watched number's registered name or address changed
+         * @description Both answers are registered (`valid: true`) and the name or the address the authority gives differs. Member states that disclose neither (Germany, Spain) never send it. Signed per Standard Webhooks with the key's signing secret (`npm run keys -- webhook-secret KEY_ID`); delivered at least once, retried with backoff for 24 hours until your endpoint answers 2xx, with the same `webhook-id` on every attempt: use it to ignore repeats.
+         */
+        post: operations["on-vat-details_changed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "vat.match_changed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The verdict of a watched match changed
+         * @description The monitor watches `match` details, both answers are registered, and how the details compare (`match.overall`, or a field's `result`) differs. Signed per Standard Webhooks with the key's signing secret (`npm run keys -- webhook-secret KEY_ID`); delivered at least once, retried with backoff for 24 hours until your endpoint answers 2xx, with the same `webhook-id` on every attempt: use it to ignore repeats.
+         */
+        post: operations["on-vat-match_changed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "vat.registration_changed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A watched number's registration lapsed, or came back
+         * @description `valid` turned from true to false (the registration lapsed: invoices to it lose the reverse charge) or from false to true. Also listed at GET /monitors/{id}/events. Signed per Standard Webhooks with the key's signing secret (`npm run keys -- webhook-secret KEY_ID`); delivered at least once, retried with backoff for 24 hours until your endpoint answers 2xx, with the same `webhook-id` on every attempt: use it to ignore repeats.
+         */
+        post: operations["on-vat-registration_changed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface components {
     schemas: {
@@ -238,19 +390,8 @@ export interface components {
             id: string;
             /** @enum {string} */
             status: "queued" | "running" | "completed" | "cancelled";
-            /**
-             * WebhookState
-             * @description null when no webhook_url was given
-             */
-            webhook: {
-                /** @description delivery attempts so far */
-                attempts: number;
-                /** Format: date-time */
-                last_delivery_at: string | null;
-                /** @description HTTP status of the last attempt; null before the first, or when no answer came */
-                last_status: number | null;
-                url: string;
-            } | null;
+            /** @description null when no webhook_url was given */
+            webhook: components["schemas"]["WebhookState"] | null;
         };
         /**
          * BatchEvent
@@ -450,6 +591,172 @@ export interface components {
             postcode?: components["schemas"]["FieldMatch"];
             street?: components["schemas"]["FieldMatch"];
         };
+        /**
+         * Monitor
+         * @description a VAT number checked again and again, whose changes become events
+         */
+        Monitor: {
+            /**
+             * Format: date-time
+             * @description when it was created
+             */
+            created_at: string;
+            /** @example mon_4b1e0c9f2d7a6e5b3c8d1f0a */
+            id: string;
+            /** @description days between two checks */
+            interval_days: number;
+            /** Format: date-time */
+            last_checked_at: string | null;
+            /** @description the last answer, as /validate gives it; null before the first */
+            last_result: components["schemas"]["VatResult"] | null;
+            /** Format: date-time */
+            next_check_at: string | null;
+            /** @description the reference sent with it */
+            reference: string | null;
+            /**
+             * @description `active`: checked every `interval_days`; `paused`: not checked until made active again
+             * @enum {string}
+             */
+            status: "active" | "paused";
+            /** @description the number watched, normalized, with its prefix */
+            vat_number: string;
+            /** @description null when it has no webhook_url; else the delivery of its latest event */
+            webhook: components["schemas"]["WebhookState"] | null;
+        };
+        /**
+         * MonitorCreation
+         * @description for one number, its Monitor; for a list, MonitorsCreated
+         */
+        MonitorCreation: components["schemas"]["Monitor"] | components["schemas"]["MonitorsCreated"];
+        /**
+         * MonitorEvent
+         * @description the body of a monitor's webhook; `webhook-id` is the event's id, the same on every retry
+         */
+        MonitorEvent: {
+            /** @description the monitor as the check left it, and the two answers that differ */
+            data: components["schemas"]["MonitorEventData"];
+            /**
+             * @description `vat.registration_changed`: `valid` turned from true to false or back; `vat.details_changed`: the registered name or address changed; `vat.match_changed`: the verdict of the watched `match` changed
+             * @enum {string}
+             */
+            type: "vat.registration_changed" | "vat.details_changed" | "vat.match_changed";
+        };
+        /**
+         * MonitorEventData
+         * @description the monitor as the check left it, and the two answers that differ
+         */
+        MonitorEventData: {
+            current: components["schemas"]["VatResult"];
+            /** @description a VAT number checked again and again, whose changes become events */
+            monitor: components["schemas"]["Monitor"];
+            previous: components["schemas"]["VatResult"];
+        };
+        /** MonitorEventPage */
+        MonitorEventPage: {
+            /** @description oldest first */
+            events: components["schemas"]["MonitorEventRecord"][];
+            /** @description pass as `cursor` for the next page; null on the last page */
+            next_cursor: string | null;
+        };
+        /**
+         * MonitorEventRecord
+         * @description an event as GET /monitors/{id}/events lists it: the webhook's body, with its id and time
+         */
+        MonitorEventRecord: {
+            /**
+             * Format: date-time
+             * @description when the check that found the change finished
+             */
+            created_at: string;
+            /** @description the monitor as the check left it, and the two answers that differ */
+            data: components["schemas"]["MonitorEventData"];
+            /** @description the event's id: the `webhook-id` of its webhook */
+            id: string;
+            /**
+             * @description `vat.registration_changed`: `valid` turned from true to false or back; `vat.details_changed`: the registered name or address changed; `vat.match_changed`: the verdict of the watched `match` changed
+             * @enum {string}
+             */
+            type: "vat.registration_changed" | "vat.details_changed" | "vat.match_changed";
+        };
+        /**
+         * MonitorItem
+         * @description a number to watch; with `match`, every check also compares the registered name and address with these details. In CSV, the columns `vat`, `reference`, `interval_days` and `match_name`, `match_street`, `match_postcode`, `match_city`, `match_company_type`
+         */
+        MonitorItem: {
+            /** @description days between two checks, 1 to 365; 30 by default */
+            interval_days?: number;
+            /** @description details to compare with the registered name and address: at least one, each at most 200 characters; a blank one counts as not sent */
+            match?: components["schemas"]["MatchRequest"];
+            /** @description your own identifier of the number (a customer id, say), returned with the monitor */
+            reference?: string;
+            /** @description the VAT number to watch, with its country prefix; a malformed one is refused */
+            vat: string;
+        };
+        /**
+         * MonitorListRequest
+         * @description a list of numbers to watch, all with the same webhook
+         */
+        MonitorListRequest: {
+            /** @description the numbers, at most BATCH_MAX_ITEMS (10,000 by default) */
+            items: components["schemas"]["MonitorItem"][];
+            /** @description an https URL that receives the monitor's events (`vat.registration_changed`, `vat.details_changed`, `vat.match_changed`), signed per Standard Webhooks */
+            webhook_url?: string;
+        };
+        /** MonitorPage */
+        MonitorPage: {
+            monitors: components["schemas"]["Monitor"][];
+            /** @description pass as `cursor` for the next page; null on the last page */
+            next_cursor: string | null;
+        };
+        /**
+         * MonitorRequest
+         * @description one number to watch
+         */
+        MonitorRequest: {
+            /** @description days between two checks, 1 to 365; 30 by default */
+            interval_days?: number;
+            /** @description details to compare with the registered name and address: at least one, each at most 200 characters; a blank one counts as not sent */
+            match?: components["schemas"]["MatchRequest"];
+            /** @description your own identifier of the number (a customer id, say), returned with the monitor */
+            reference?: string;
+            /** @description the VAT number to watch, with its country prefix; a malformed one is refused */
+            vat: string;
+            /** @description an https URL that receives the monitor's events (`vat.registration_changed`, `vat.details_changed`, `vat.match_changed`), signed per Standard Webhooks */
+            webhook_url?: string;
+        };
+        /** MonitorsCreated */
+        MonitorsCreated: {
+            /** @description monitors created by this request; the others existed already */
+            created: number;
+            /** @description one per item, in input order: the new monitor, or the one that already watches the number */
+            monitors: components["schemas"]["Monitor"][];
+        };
+        /**
+         * MonitorUpdate
+         * @description the fields to change; the others stay as they are
+         * @example {
+         *       "interval_days": 7
+         *     }
+         * @example {
+         *       "status": "paused"
+         *     }
+         * @example {
+         *       "webhook_url": null
+         *     }
+         */
+        MonitorUpdate: {
+            /** @description days between two checks, 1 to 365; 30 by default */
+            interval_days?: number;
+            /** @description your own identifier of the number (a customer id, say), returned with the monitor */
+            reference?: string | null;
+            /**
+             * @description `paused` stops its checks; `active` resumes them (at once, if a round was missed)
+             * @enum {string}
+             */
+            status?: "active" | "paused";
+            /** @description an https URL that receives the monitor's events (`vat.registration_changed`, `vat.details_changed`, `vat.match_changed`), signed per Standard Webhooks */
+            webhook_url?: string | null;
+        };
         /** Usage */
         Usage: {
             /** @description public id of the key; null for gateway subscribers */
@@ -622,6 +929,16 @@ export interface components {
                 /** @description the code VIES uses for the member state: EL for Greece, XI for Northern Ireland */
                 vies_code: string;
             }[];
+        };
+        /** WebhookState */
+        WebhookState: {
+            /** @description delivery attempts so far */
+            attempts: number;
+            /** Format: date-time */
+            last_delivery_at: string | null;
+            /** @description HTTP status of the last attempt; null before the first, or when no answer came */
+            last_status: number | null;
+            url: string;
         };
     };
     responses: never;
@@ -1532,6 +1849,1562 @@ export interface operations {
             };
         };
     };
+    getMonitors: {
+        parameters: {
+            query?: {
+                cursor?: string;
+                limit?: string;
+                status?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of monitors; `next_cursor` is null on the last page */
+            200: {
+                headers: {
+                    /** @description requests allowed per minute */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description requests left in the current minute */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description identifier of the request; a well-formed one sent by a proxy in front of the service is kept */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "monitors": [
+                     *         {
+                     *           "id": "mon_4b1e0c9f2d7a6e5b3c8d1f0a",
+                     *           "vat_number": "NL854265259B01",
+                     *           "reference": "cust-1001",
+                     *           "interval_days": 30,
+                     *           "status": "active",
+                     *           "created_at": "2026-11-26T09:30:00.000Z",
+                     *           "last_checked_at": "2026-11-26T09:30:12.000Z",
+                     *           "next_check_at": "2026-12-13T17:02:44.000Z",
+                     *           "last_result": {
+                     *             "input": "NL854265259B01",
+                     *             "vat_number": "NL854265259B01",
+                     *             "country_code": "NL",
+                     *             "country_name": "Netherlands",
+                     *             "valid": true,
+                     *             "name": "GITHUB B.V.",
+                     *             "address": "VIJZELSTRAAT 00068\n1017HL AMSTERDAM",
+                     *             "source": "vies",
+                     *             "checked_at": "2026-11-26T09:30:12.000Z",
+                     *             "consultation_number": "WAPIAAAAZUt4_Bq1",
+                     *             "error": null,
+                     *             "cached": false,
+                     *             "stale": false,
+                     *             "warning": null,
+                     *             "match": null
+                     *           },
+                     *           "webhook": {
+                     *             "url": "https://erp.example.com/hooks/vat",
+                     *             "last_delivery_at": null,
+                     *             "last_status": null,
+                     *             "attempts": 0
+                     *           }
+                     *         }
+                     *       ],
+                     *       "next_cursor": "1"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MonitorPage"];
+                };
+            };
+            /** @description `invalid_request`: a status, cursor or limit this API does not give out */
+            400: {
+                headers: {
+                    /** @description identifier of the request; a well-formed one sent by a proxy in front of the service is kept */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "`status` must be one of active, paused"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description `unauthorized`: the key is missing or invalid */
+            401: {
+                headers: {
+                    /** @description identifier of the request; a well-formed one sent by a proxy in front of the service is kept */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "send your API key in the X-API-Key header (or Authorization: Bearer)"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description `forbidden`: the key is revoked, or is a marketplace subscriber's (monitors are for direct keys) */
+            403: {
+                headers: {
+                    /** @description identifier of the request; a well-formed one sent by a proxy in front of the service is kept */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "forbidden",
+                     *         "message": "monitors are for direct API keys; through the marketplace, use /validate"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description `rate_limited`: the per-minute limit is exceeded */
+            429: {
+                headers: {
+                    /** @description whole seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description requests allowed per minute */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description requests left in the current minute */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description identifier of the request; a well-formed one sent by a proxy in front of the service is kept */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "more than 60 requests in this minute; retry in 12 s"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description `service_unavailable`: a store the service needs is unreachable */
+            503: {
+                headers: {
+                    /** @description whole seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description identifier of the request; a well-formed one sent by a proxy in front of the service is kept */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "service_unavailable",
+                     *         "message": "usage cannot be recorded right now; try again shortly"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description `not_found` (404), `method_not_allowed` (405, with `Allow`) or `internal_error` (500), in the error shape */
+            default: {
+                headers: {
+                    /** @description identifier of the request; a well-formed one sent by a proxy in front of the service is kept */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "no route for GET /validation"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    postMonitors: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to repeat: a repeat with the same key and the same body within IDEMPOTENCY_TTL_HOURS (24 h) gets the first answer again — same status, body (its `request_id` included) and headers, with `Idempotent-Replayed: true` — and bills nothing. Scoped to your API key. A different request under a used key is 422 `idempotency_key_reused`; a repeat while the first still runs is 409 `idempotency_key_in_progress`. Answers that say try again (429, 503) are not kept: a repeat runs anew. Use a new key (a UUID, or your own id of the operation) for each new request. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MonitorRequest"] | components["schemas"]["MonitorListRequest"];
+                /**
+                 * @example vat,reference,interval_days
+                 *     NL854265259B01,cust-1001,
+                 *     LU20260743,cust-1002,7
+                 */
+                "text/csv": string;
+            };
+        };
+        responses: {
+            /** @description Nothing created: the key already watches the number (or every number of the list); the monitor (or the list's) as it is */
+            200: {
+                headers: {
+                    /** @description `true` when this is the kept answer of an earlier request with the same `Idempotency-Key` (nothing was done or billed again); absent otherwise */
+                    "Idempotent-Replayed"?: "true";
+                    /** @description requests allowed per minute */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description requests left in the current minute */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description identifier of the request; a well-formed one sent by a proxy in front of the service is kept */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "mon_4b1e0c9f2d7a6e5b3c8d1f0a",
+                     *       "vat_number": "NL854265259B01",
+                     *       "reference": "cust-1001",
+                     *       "interval_days": 30,
+                     *       "status": "active",
+                     *       "created_at": "2026-11-26T09:30:00.000Z",
+                     *       "last_checked_at": "2026-11-26T09:30:12.000Z",
+                     *       "next_check_at": "2026-12-13T17:02:44.000Z",
+                     *       "last_result": {
+                     *         "input": "NL854265259B01",
+                     *         "vat_number": "NL854265259B01",
+                     *         "country_code": "NL",
+                     *         "country_name": "Netherlands",
+                     *         "valid": true,
+                     *         "name": "GITHUB B.V.",
+                     *         "address": "VIJZELSTRAAT 00068\n1017HL AMSTERDAM",
+                     *         "source": "vies",
+                     *         "checked_at": "2026-11-26T09:30:12.000Z",
+                     *         "consultation_number": "WAPIAAAAZUt4_Bq1",
+                     *         "error": null,
+                     *         "cached": false,
+                     *         "stale": false,
+                     *         "warning": null,
+                     *         "match": null
+                     *       },
+                     *       "webhook": {
+                     *         "url": "https://erp.example.com/hooks/vat",
+                     *         "last_delivery_at": null,
+                     *         "last_status": null,
+                     *         "attempts": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MonitorCreation"];
+                };
+            };
+            /** @description Created: for one number, its monitor (`Location` is its address); for a list, a monitor per item and how many are new */
+            201: {
+                headers: {
+                    /** @description `true` when this is the kept answer of an earlier request with the same `Idempotency-Key` (nothing was done or billed again); absent otherwise */
+                    "Idempotent-Replayed"?: "true";
+                    /** @description /monitors/{id}, for one number */
+                    Location?: string;
+                    /** @description requests allowed per minute */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description requests left in the current minute */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description identifier of the request; a well-formed one sent by a proxy in front of the service is kept */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MonitorCreation"];
+                };
+            };
+            /** @description `invalid_request`: a malformed body, a number that is not well-formed or cannot be checked here (named by its index in a list), an `interval_days` out of 1–365, too many items, more numbers than the plan watches per key, or a refused `webhook_url`; nothing is created */
+            400: {
+                headers: {
+                    /** @description `true` when this is the kept answer of an earlier request with the same `Idempotency-Key` (nothing was done or billed again); absent otherwise */
+                    "Idempotent-Replayed"?: "true";
+                    /** @description identifier of the request; a well-formed one sent by a proxy in front of the service is kept */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "item 3: `vat` is not a well-formed VAT number: DE VAT numbers are 9 digits, the first not 0"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description `unauthorized`: the key is missing or invalid */
+            401: {
+                headers: {
+                    /** @description identifier of the request; a well-formed one sent by a proxy in front of the service is kept */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "send your API key in the X-API-Key header (or Authorization: Bearer)"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description `forbidden`: the key is revoked, or is a marketplace subscriber's (monitors are for direct keys) */
+            403: {
+                headers: {
+                    /** @description `true` when this is the kept answer of an earlier request with the same `Idempotency-Key` (nothing was done or billed again); absent otherwise */
+                    "Idempotent-Replayed"?: "true";
+                    /** @description identifier of the request; a well-formed one sent by a proxy in front of the service is kept */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "forbidden",
+                     *         "message": "monitors are for direct API keys; through the marketplace, use /validate"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description `idempotency_key_in_progress`: a request with this `Idempotency-Key` is still running; retry after `Retry-After` (1 s) to get its answer */
+            409: {
+                headers: {
+                    /** @description 1 */
+                    "Retry-After"?: number;
+                    /** @description identifier of the request; a well-formed one sent by a proxy in front of the service is kept */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "idempotency_key_in_progress",
+                     *         "message": "a request with this Idempotency-Key is still running; retry shortly to get its answer"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description `invalid_request`: the body is over BATCH_MAX_BYTES (4 MiB by default) */
+            413: {
+                headers: {
+                    /** @description identifier of the request; a well-formed one sent by a proxy in front of the service is kept */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "the body must be at most 4194304 bytes"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description `idempotency_key_reused`: this `Idempotency-Key` was used with a different request (another body or route); nothing was done */
+            422: {
+                headers: {
+                    /** @description identifier of the request; a well-formed one sent by a proxy in front of the service is kept */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "idempotency_key_reused",
+                     *         "message": "this Idempotency-Key was used with a different request; use a new key for a new request"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description `rate_limited`: the per-minute limit is exceeded */
+            429: {
+                headers: {
+                    /** @description whole seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description requests allowed per minute */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description requests left in the current minute */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description identifier of the request; a well-formed one sent by a proxy in front of the service is kept */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "more than 60 requests in this minute; retry in 12 s"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description `service_unavailable`: a store the service needs is unreachable */
+            503: {
+                headers: {
+                    /** @description whole seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description identifier of the request; a well-formed one sent by a proxy in front of the service is kept */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "service_unavailable",
+                     *         "message": "usage cannot be recorded right now; try again shortly"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description `not_found` (404), `method_not_allowed` (405, with `Allow`) or `internal_error` (500), in the error shape */
+            default: {
+                headers: {
+                    /** @description identifier of the request; a well-formed one sent by a proxy in front of the service is kept */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "no route for GET /validation"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getMonitorsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The monitor */
+            200: {
+                headers: {
+                    /** @description requests allowed per minute */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description requests left in the current minute */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description identifier of the request; a well-formed one sent by a proxy in front of the service is kept */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "mon_4b1e0c9f2d7a6e5b3c8d1f0a",
+                     *       "vat_number": "NL854265259B01",
+                     *       "reference": "cust-1001",
+                     *       "interval_days": 30,
+                     *       "status": "active",
+                     *       "created_at": "2026-11-26T09:30:00.000Z",
+                     *       "last_checked_at": "2026-11-26T09:30:12.000Z",
+                     *       "next_check_at": "2026-12-13T17:02:44.000Z",
+                     *       "last_result": {
+                     *         "input": "NL854265259B01",
+                     *         "vat_number": "NL854265259B01",
+                     *         "country_code": "NL",
+                     *         "country_name": "Netherlands",
+                     *         "valid": true,
+                     *         "name": "GITHUB B.V.",
+                     *         "address": "VIJZELSTRAAT 00068\n1017HL AMSTERDAM",
+                     *         "source": "vies",
+                     *         "checked_at": "2026-11-26T09:30:12.000Z",
+                     *         "consultation_number": "WAPIAAAAZUt4_Bq1",
+                     *         "error": null,
+                     *         "cached": false,
+                     *         "stale": false,
+                     *         "warning": null,
+                     *         "match": null
+                     *       },
+                     *       "webhook": {
+                     *         "url": "https://erp.example.com/hooks/vat",
+                     *         "last_delivery_at": null,
+                     *         "last_status": null,
+                     *         "attempts": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Monitor"];
+                };
+            };
+            /** @description `unauthorized`: the key is missing or invalid */
+            401: {
+                headers: {
+                    /** @description identifier of the request; a well-formed one sent by a proxy in front of the service is kept */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "send your API key in the X-API-Key header (or Authorization: Bearer)"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description `forbidden`: the key is revoked, or is a marketplace subscriber's (monitors are for direct keys) */
+            403: {
+                headers: {
+                    /** @description identifier of the request; a well-formed one sent by a proxy in front of the service is kept */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "forbidden",
+                     *         "message": "monitors are for direct API keys; through the marketplace, use /validate"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description `not_found`: no monitor of this key has this id */
+            404: {
+                headers: {
+                    /** @description identifier of the request; a well-formed one sent by a proxy in front of the service is kept */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "no monitor mon_4b1e0c9f2d7a6e5b3c8d1f0a"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description `rate_limited`: the per-minute limit is exceeded */
+            429: {
+                headers: {
+                    /** @description whole seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description requests allowed per minute */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description requests left in the current minute */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description identifier of the request; a well-formed one sent by a proxy in front of the service is kept */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "more than 60 requests in this minute; retry in 12 s"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description `service_unavailable`: a store the service needs is unreachable */
+            503: {
+                headers: {
+                    /** @description whole seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description identifier of the request; a well-formed one sent by a proxy in front of the service is kept */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "service_unavailable",
+                     *         "message": "usage cannot be recorded right now; try again shortly"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description `not_found` (404), `method_not_allowed` (405, with `Allow`) or `internal_error` (500), in the error shape */
+            default: {
+                headers: {
+                    /** @description identifier of the request; a well-formed one sent by a proxy in front of the service is kept */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "no route for GET /validation"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    deleteMonitorsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The monitor, as it was */
+            200: {
+                headers: {
+                    /** @description requests allowed per minute */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description requests left in the current minute */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description identifier of the request; a well-formed one sent by a proxy in front of the service is kept */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "mon_4b1e0c9f2d7a6e5b3c8d1f0a",
+                     *       "vat_number": "NL854265259B01",
+                     *       "reference": "cust-1001",
+                     *       "interval_days": 30,
+                     *       "status": "active",
+                     *       "created_at": "2026-11-26T09:30:00.000Z",
+                     *       "last_checked_at": "2026-11-26T09:30:12.000Z",
+                     *       "next_check_at": "2026-12-13T17:02:44.000Z",
+                     *       "last_result": {
+                     *         "input": "NL854265259B01",
+                     *         "vat_number": "NL854265259B01",
+                     *         "country_code": "NL",
+                     *         "country_name": "Netherlands",
+                     *         "valid": true,
+                     *         "name": "GITHUB B.V.",
+                     *         "address": "VIJZELSTRAAT 00068\n1017HL AMSTERDAM",
+                     *         "source": "vies",
+                     *         "checked_at": "2026-11-26T09:30:12.000Z",
+                     *         "consultation_number": "WAPIAAAAZUt4_Bq1",
+                     *         "error": null,
+                     *         "cached": false,
+                     *         "stale": false,
+                     *         "warning": null,
+                     *         "match": null
+                     *       },
+                     *       "webhook": {
+                     *         "url": "https://erp.example.com/hooks/vat",
+                     *         "last_delivery_at": null,
+                     *         "last_status": null,
+                     *         "attempts": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Monitor"];
+                };
+            };
+            /** @description `unauthorized`: the key is missing or invalid */
+            401: {
+                headers: {
+                    /** @description identifier of the request; a well-formed one sent by a proxy in front of the service is kept */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "send your API key in the X-API-Key header (or Authorization: Bearer)"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description `forbidden`: the key is revoked, or is a marketplace subscriber's (monitors are for direct keys) */
+            403: {
+                headers: {
+                    /** @description identifier of the request; a well-formed one sent by a proxy in front of the service is kept */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "forbidden",
+                     *         "message": "monitors are for direct API keys; through the marketplace, use /validate"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description `not_found`: no monitor of this key has this id */
+            404: {
+                headers: {
+                    /** @description identifier of the request; a well-formed one sent by a proxy in front of the service is kept */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "no monitor mon_4b1e0c9f2d7a6e5b3c8d1f0a"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description `rate_limited`: the per-minute limit is exceeded */
+            429: {
+                headers: {
+                    /** @description whole seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description requests allowed per minute */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description requests left in the current minute */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description identifier of the request; a well-formed one sent by a proxy in front of the service is kept */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "more than 60 requests in this minute; retry in 12 s"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description `service_unavailable`: a store the service needs is unreachable */
+            503: {
+                headers: {
+                    /** @description whole seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description identifier of the request; a well-formed one sent by a proxy in front of the service is kept */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "service_unavailable",
+                     *         "message": "usage cannot be recorded right now; try again shortly"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description `not_found` (404), `method_not_allowed` (405, with `Allow`) or `internal_error` (500), in the error shape */
+            default: {
+                headers: {
+                    /** @description identifier of the request; a well-formed one sent by a proxy in front of the service is kept */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "no route for GET /validation"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    patchMonitorsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MonitorUpdate"];
+            };
+        };
+        responses: {
+            /** @description The monitor, changed */
+            200: {
+                headers: {
+                    /** @description requests allowed per minute */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description requests left in the current minute */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description identifier of the request; a well-formed one sent by a proxy in front of the service is kept */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "mon_4b1e0c9f2d7a6e5b3c8d1f0a",
+                     *       "vat_number": "NL854265259B01",
+                     *       "reference": "cust-1001",
+                     *       "interval_days": 7,
+                     *       "status": "active",
+                     *       "created_at": "2026-11-26T09:30:00.000Z",
+                     *       "last_checked_at": "2026-11-26T09:30:12.000Z",
+                     *       "next_check_at": "2026-11-20T17:02:44.000Z",
+                     *       "last_result": {
+                     *         "input": "NL854265259B01",
+                     *         "vat_number": "NL854265259B01",
+                     *         "country_code": "NL",
+                     *         "country_name": "Netherlands",
+                     *         "valid": true,
+                     *         "name": "GITHUB B.V.",
+                     *         "address": "VIJZELSTRAAT 00068\n1017HL AMSTERDAM",
+                     *         "source": "vies",
+                     *         "checked_at": "2026-11-26T09:30:12.000Z",
+                     *         "consultation_number": "WAPIAAAAZUt4_Bq1",
+                     *         "error": null,
+                     *         "cached": false,
+                     *         "stale": false,
+                     *         "warning": null,
+                     *         "match": null
+                     *       },
+                     *       "webhook": {
+                     *         "url": "https://erp.example.com/hooks/vat",
+                     *         "last_delivery_at": null,
+                     *         "last_status": null,
+                     *         "attempts": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Monitor"];
+                };
+            };
+            /** @description `invalid_request`: a malformed body, no field to change, a field out of its rules, or a refused `webhook_url`; nothing is changed */
+            400: {
+                headers: {
+                    /** @description identifier of the request; a well-formed one sent by a proxy in front of the service is kept */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "`interval_days` must be a whole number of days from 1 to 365"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description `unauthorized`: the key is missing or invalid */
+            401: {
+                headers: {
+                    /** @description identifier of the request; a well-formed one sent by a proxy in front of the service is kept */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "send your API key in the X-API-Key header (or Authorization: Bearer)"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description `forbidden`: the key is revoked, or is a marketplace subscriber's (monitors are for direct keys) */
+            403: {
+                headers: {
+                    /** @description identifier of the request; a well-formed one sent by a proxy in front of the service is kept */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "forbidden",
+                     *         "message": "monitors are for direct API keys; through the marketplace, use /validate"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description `not_found`: no monitor of this key has this id */
+            404: {
+                headers: {
+                    /** @description identifier of the request; a well-formed one sent by a proxy in front of the service is kept */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "no monitor mon_4b1e0c9f2d7a6e5b3c8d1f0a"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description `invalid_request`: the body is over the size limit (16 KiB by default) */
+            413: {
+                headers: {
+                    /** @description identifier of the request; a well-formed one sent by a proxy in front of the service is kept */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "the body must be at most 16384 bytes"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description `rate_limited`: the per-minute limit is exceeded */
+            429: {
+                headers: {
+                    /** @description whole seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description requests allowed per minute */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description requests left in the current minute */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description identifier of the request; a well-formed one sent by a proxy in front of the service is kept */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "more than 60 requests in this minute; retry in 12 s"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description `service_unavailable`: a store the service needs is unreachable */
+            503: {
+                headers: {
+                    /** @description whole seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description identifier of the request; a well-formed one sent by a proxy in front of the service is kept */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "service_unavailable",
+                     *         "message": "usage cannot be recorded right now; try again shortly"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description `not_found` (404), `method_not_allowed` (405, with `Allow`) or `internal_error` (500), in the error shape */
+            default: {
+                headers: {
+                    /** @description identifier of the request; a well-formed one sent by a proxy in front of the service is kept */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "no route for GET /validation"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    postMonitorsByIdCheck: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to repeat: a repeat with the same key and the same body within IDEMPOTENCY_TTL_HOURS (24 h) gets the first answer again — same status, body (its `request_id` included) and headers, with `Idempotent-Replayed: true` — and bills nothing. Scoped to your API key. A different request under a used key is 422 `idempotency_key_reused`; a repeat while the first still runs is 409 `idempotency_key_in_progress`. Answers that say try again (429, 503) are not kept: a repeat runs anew. Use a new key (a UUID, or your own id of the operation) for each new request. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Accepted: the monitor, due now */
+            202: {
+                headers: {
+                    /** @description `true` when this is the kept answer of an earlier request with the same `Idempotency-Key` (nothing was done or billed again); absent otherwise */
+                    "Idempotent-Replayed"?: "true";
+                    /** @description requests allowed per minute */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description requests left in the current minute */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description identifier of the request; a well-formed one sent by a proxy in front of the service is kept */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "mon_4b1e0c9f2d7a6e5b3c8d1f0a",
+                     *       "vat_number": "NL854265259B01",
+                     *       "reference": "cust-1001",
+                     *       "interval_days": 30,
+                     *       "status": "active",
+                     *       "created_at": "2026-11-26T09:30:00.000Z",
+                     *       "last_checked_at": "2026-11-26T09:30:12.000Z",
+                     *       "next_check_at": "2026-11-27T08:15:00.000Z",
+                     *       "last_result": {
+                     *         "input": "NL854265259B01",
+                     *         "vat_number": "NL854265259B01",
+                     *         "country_code": "NL",
+                     *         "country_name": "Netherlands",
+                     *         "valid": true,
+                     *         "name": "GITHUB B.V.",
+                     *         "address": "VIJZELSTRAAT 00068\n1017HL AMSTERDAM",
+                     *         "source": "vies",
+                     *         "checked_at": "2026-11-26T09:30:12.000Z",
+                     *         "consultation_number": "WAPIAAAAZUt4_Bq1",
+                     *         "error": null,
+                     *         "cached": false,
+                     *         "stale": false,
+                     *         "warning": null,
+                     *         "match": null
+                     *       },
+                     *       "webhook": {
+                     *         "url": "https://erp.example.com/hooks/vat",
+                     *         "last_delivery_at": null,
+                     *         "last_status": null,
+                     *         "attempts": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Monitor"];
+                };
+            };
+            /** @description `unauthorized`: the key is missing or invalid */
+            401: {
+                headers: {
+                    /** @description identifier of the request; a well-formed one sent by a proxy in front of the service is kept */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "send your API key in the X-API-Key header (or Authorization: Bearer)"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description `forbidden`: the key is revoked, or is a marketplace subscriber's (monitors are for direct keys) */
+            403: {
+                headers: {
+                    /** @description `true` when this is the kept answer of an earlier request with the same `Idempotency-Key` (nothing was done or billed again); absent otherwise */
+                    "Idempotent-Replayed"?: "true";
+                    /** @description identifier of the request; a well-formed one sent by a proxy in front of the service is kept */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "forbidden",
+                     *         "message": "monitors are for direct API keys; through the marketplace, use /validate"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description `not_found`: no monitor of this key has this id */
+            404: {
+                headers: {
+                    /** @description `true` when this is the kept answer of an earlier request with the same `Idempotency-Key` (nothing was done or billed again); absent otherwise */
+                    "Idempotent-Replayed"?: "true";
+                    /** @description identifier of the request; a well-formed one sent by a proxy in front of the service is kept */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "no monitor mon_4b1e0c9f2d7a6e5b3c8d1f0a"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description `idempotency_key_in_progress`: a request with this `Idempotency-Key` is still running; retry after `Retry-After` (1 s) to get its answer */
+            409: {
+                headers: {
+                    /** @description 1 */
+                    "Retry-After"?: number;
+                    /** @description identifier of the request; a well-formed one sent by a proxy in front of the service is kept */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "idempotency_key_in_progress",
+                     *         "message": "a request with this Idempotency-Key is still running; retry shortly to get its answer"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description `idempotency_key_reused`: this `Idempotency-Key` was used with a different request (another body or route); nothing was done */
+            422: {
+                headers: {
+                    /** @description identifier of the request; a well-formed one sent by a proxy in front of the service is kept */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "idempotency_key_reused",
+                     *         "message": "this Idempotency-Key was used with a different request; use a new key for a new request"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description `rate_limited`: the per-minute limit is exceeded */
+            429: {
+                headers: {
+                    /** @description whole seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description requests allowed per minute */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description requests left in the current minute */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description identifier of the request; a well-formed one sent by a proxy in front of the service is kept */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "more than 60 requests in this minute; retry in 12 s"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description `service_unavailable`: a store the service needs is unreachable */
+            503: {
+                headers: {
+                    /** @description whole seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description identifier of the request; a well-formed one sent by a proxy in front of the service is kept */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "service_unavailable",
+                     *         "message": "usage cannot be recorded right now; try again shortly"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description `not_found` (404), `method_not_allowed` (405, with `Allow`) or `internal_error` (500), in the error shape */
+            default: {
+                headers: {
+                    /** @description identifier of the request; a well-formed one sent by a proxy in front of the service is kept */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "no route for GET /validation"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getMonitorsByIdEvents: {
+        parameters: {
+            query?: {
+                cursor?: string;
+                limit?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of events; `next_cursor` is null on the last page */
+            200: {
+                headers: {
+                    /** @description requests allowed per minute */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description requests left in the current minute */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description identifier of the request; a well-formed one sent by a proxy in front of the service is kept */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "events": [
+                     *         {
+                     *           "id": "evt_7c2d9e4f1a6b3c8d0e5f2a7b",
+                     *           "created_at": "2026-12-13T17:02:45.000Z",
+                     *           "type": "vat.registration_changed",
+                     *           "data": {
+                     *             "monitor": {
+                     *               "id": "mon_4b1e0c9f2d7a6e5b3c8d1f0a",
+                     *               "vat_number": "NL854265259B01",
+                     *               "reference": "cust-1001",
+                     *               "interval_days": 30,
+                     *               "status": "active",
+                     *               "created_at": "2026-11-26T09:30:00.000Z",
+                     *               "last_checked_at": "2026-12-13T17:02:45.000Z",
+                     *               "next_check_at": "2027-01-12T17:02:44.000Z",
+                     *               "last_result": {
+                     *                 "input": "NL854265259B01",
+                     *                 "vat_number": "NL854265259B01",
+                     *                 "country_code": "NL",
+                     *                 "country_name": "Netherlands",
+                     *                 "valid": true,
+                     *                 "name": "GITHUB B.V.",
+                     *                 "address": "VIJZELSTRAAT 00068\n1017HL AMSTERDAM",
+                     *                 "source": "vies",
+                     *                 "checked_at": "2026-11-26T09:30:12.000Z",
+                     *                 "consultation_number": "WAPIAAAAZUt4_Bq1",
+                     *                 "error": null,
+                     *                 "cached": false,
+                     *                 "stale": false,
+                     *                 "warning": null,
+                     *                 "match": null
+                     *               },
+                     *               "webhook": {
+                     *                 "url": "https://erp.example.com/hooks/vat",
+                     *                 "last_delivery_at": null,
+                     *                 "last_status": null,
+                     *                 "attempts": 0
+                     *               }
+                     *             },
+                     *             "previous": {
+                     *               "input": "NL854265259B01",
+                     *               "vat_number": "NL854265259B01",
+                     *               "country_code": "NL",
+                     *               "country_name": "Netherlands",
+                     *               "valid": true,
+                     *               "name": "GITHUB B.V.",
+                     *               "address": "VIJZELSTRAAT 00068\n1017HL AMSTERDAM",
+                     *               "source": "vies",
+                     *               "checked_at": "2026-11-26T09:30:12.000Z",
+                     *               "consultation_number": "WAPIAAAAZUt4_Bq1",
+                     *               "error": null,
+                     *               "cached": false,
+                     *               "stale": false,
+                     *               "warning": null,
+                     *               "match": null
+                     *             },
+                     *             "current": {
+                     *               "input": "NL854265259B01",
+                     *               "vat_number": "NL854265259B01",
+                     *               "country_code": "NL",
+                     *               "country_name": "Netherlands",
+                     *               "valid": false,
+                     *               "name": null,
+                     *               "address": null,
+                     *               "source": "vies",
+                     *               "checked_at": "2026-12-13T17:02:45.000Z",
+                     *               "consultation_number": "WAPIAAAAZVx9_Cr2",
+                     *               "error": null,
+                     *               "cached": false,
+                     *               "stale": false,
+                     *               "warning": null,
+                     *               "match": null
+                     *             }
+                     *           }
+                     *         }
+                     *       ],
+                     *       "next_cursor": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MonitorEventPage"];
+                };
+            };
+            /** @description `invalid_request`: a cursor or limit this API did not give out */
+            400: {
+                headers: {
+                    /** @description identifier of the request; a well-formed one sent by a proxy in front of the service is kept */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "`limit` must be a whole number from 1 to 1000"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description `unauthorized`: the key is missing or invalid */
+            401: {
+                headers: {
+                    /** @description identifier of the request; a well-formed one sent by a proxy in front of the service is kept */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "send your API key in the X-API-Key header (or Authorization: Bearer)"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description `forbidden`: the key is revoked, or is a marketplace subscriber's (monitors are for direct keys) */
+            403: {
+                headers: {
+                    /** @description identifier of the request; a well-formed one sent by a proxy in front of the service is kept */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "forbidden",
+                     *         "message": "monitors are for direct API keys; through the marketplace, use /validate"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description `not_found`: no monitor of this key has this id */
+            404: {
+                headers: {
+                    /** @description identifier of the request; a well-formed one sent by a proxy in front of the service is kept */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "no monitor mon_4b1e0c9f2d7a6e5b3c8d1f0a"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description `rate_limited`: the per-minute limit is exceeded */
+            429: {
+                headers: {
+                    /** @description whole seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description requests allowed per minute */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description requests left in the current minute */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description identifier of the request; a well-formed one sent by a proxy in front of the service is kept */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "more than 60 requests in this minute; retry in 12 s"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description `service_unavailable`: a store the service needs is unreachable */
+            503: {
+                headers: {
+                    /** @description whole seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description identifier of the request; a well-formed one sent by a proxy in front of the service is kept */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "service_unavailable",
+                     *         "message": "usage cannot be recorded right now; try again shortly"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description `not_found` (404), `method_not_allowed` (405, with `Allow`) or `internal_error` (500), in the error shape */
+            default: {
+                headers: {
+                    /** @description identifier of the request; a well-formed one sent by a proxy in front of the service is kept */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "no route for GET /validation"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
     getStatus: {
         parameters: {
             query?: never;
@@ -2292,6 +4165,327 @@ export interface operations {
                  *     }
                  */
                 "application/json": components["schemas"]["BatchEvent"];
+            };
+        };
+        responses: {
+            /** @description Received; any 2xx will do. Any other answer, or none within WEBHOOK_TIMEOUT_MS (10 s by default), is retried */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "on-vat-details_changed": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description the message's id: the same on every retry */
+                "webhook-id": string;
+                /** @description `v1,` and the base64 HMAC-SHA256 of `{id}.{timestamp}.{body}` */
+                "webhook-signature": string;
+                /** @description when this attempt was signed, in seconds since 1970 */
+                "webhook-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "vat.details_changed",
+                 *       "data": {
+                 *         "monitor": {
+                 *           "id": "mon_4b1e0c9f2d7a6e5b3c8d1f0a",
+                 *           "vat_number": "NL854265259B01",
+                 *           "reference": "cust-1001",
+                 *           "interval_days": 30,
+                 *           "status": "active",
+                 *           "created_at": "2026-11-26T09:30:00.000Z",
+                 *           "last_checked_at": "2026-12-13T17:02:45.000Z",
+                 *           "next_check_at": "2027-01-12T17:02:44.000Z",
+                 *           "last_result": {
+                 *             "input": "NL854265259B01",
+                 *             "vat_number": "NL854265259B01",
+                 *             "country_code": "NL",
+                 *             "country_name": "Netherlands",
+                 *             "valid": true,
+                 *             "name": "GITHUB B.V.",
+                 *             "address": "VIJZELSTRAAT 00068\n1017HL AMSTERDAM",
+                 *             "source": "vies",
+                 *             "checked_at": "2026-11-26T09:30:12.000Z",
+                 *             "consultation_number": "WAPIAAAAZUt4_Bq1",
+                 *             "error": null,
+                 *             "cached": false,
+                 *             "stale": false,
+                 *             "warning": null,
+                 *             "match": null
+                 *           },
+                 *           "webhook": {
+                 *             "url": "https://erp.example.com/hooks/vat",
+                 *             "last_delivery_at": null,
+                 *             "last_status": null,
+                 *             "attempts": 0
+                 *           }
+                 *         },
+                 *         "previous": {
+                 *           "input": "NL854265259B01",
+                 *           "vat_number": "NL854265259B01",
+                 *           "country_code": "NL",
+                 *           "country_name": "Netherlands",
+                 *           "valid": true,
+                 *           "name": "GITHUB B.V.",
+                 *           "address": "VIJZELSTRAAT 00068\n1017HL AMSTERDAM",
+                 *           "source": "vies",
+                 *           "checked_at": "2026-11-26T09:30:12.000Z",
+                 *           "consultation_number": "WAPIAAAAZUt4_Bq1",
+                 *           "error": null,
+                 *           "cached": false,
+                 *           "stale": false,
+                 *           "warning": null,
+                 *           "match": null
+                 *         },
+                 *         "current": {
+                 *           "input": "NL854265259B01",
+                 *           "vat_number": "NL854265259B01",
+                 *           "country_code": "NL",
+                 *           "country_name": "Netherlands",
+                 *           "valid": true,
+                 *           "name": "GITHUB B.V.",
+                 *           "address": "HERENGRACHT 00420\n1017BZ AMSTERDAM",
+                 *           "source": "vies",
+                 *           "checked_at": "2026-11-26T09:30:12.000Z",
+                 *           "consultation_number": "WAPIAAAAZUt4_Bq1",
+                 *           "error": null,
+                 *           "cached": false,
+                 *           "stale": false,
+                 *           "warning": null,
+                 *           "match": null
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["MonitorEvent"];
+            };
+        };
+        responses: {
+            /** @description Received; any 2xx will do. Any other answer, or none within WEBHOOK_TIMEOUT_MS (10 s by default), is retried */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "on-vat-match_changed": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description the message's id: the same on every retry */
+                "webhook-id": string;
+                /** @description `v1,` and the base64 HMAC-SHA256 of `{id}.{timestamp}.{body}` */
+                "webhook-signature": string;
+                /** @description when this attempt was signed, in seconds since 1970 */
+                "webhook-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "vat.match_changed",
+                 *       "data": {
+                 *         "monitor": {
+                 *           "id": "mon_4b1e0c9f2d7a6e5b3c8d1f0a",
+                 *           "vat_number": "NL854265259B01",
+                 *           "reference": "cust-1001",
+                 *           "interval_days": 30,
+                 *           "status": "active",
+                 *           "created_at": "2026-11-26T09:30:00.000Z",
+                 *           "last_checked_at": "2026-12-13T17:02:45.000Z",
+                 *           "next_check_at": "2027-01-12T17:02:44.000Z",
+                 *           "last_result": {
+                 *             "input": "NL854265259B01",
+                 *             "vat_number": "NL854265259B01",
+                 *             "country_code": "NL",
+                 *             "country_name": "Netherlands",
+                 *             "valid": true,
+                 *             "name": "GITHUB B.V.",
+                 *             "address": "VIJZELSTRAAT 00068\n1017HL AMSTERDAM",
+                 *             "source": "vies",
+                 *             "checked_at": "2026-11-26T09:30:12.000Z",
+                 *             "consultation_number": "WAPIAAAAZUt4_Bq1",
+                 *             "error": null,
+                 *             "cached": false,
+                 *             "stale": false,
+                 *             "warning": null,
+                 *             "match": null
+                 *           },
+                 *           "webhook": {
+                 *             "url": "https://erp.example.com/hooks/vat",
+                 *             "last_delivery_at": null,
+                 *             "last_status": null,
+                 *             "attempts": 0
+                 *           }
+                 *         },
+                 *         "previous": {
+                 *           "input": "NL854265259B01",
+                 *           "vat_number": "NL854265259B01",
+                 *           "country_code": "NL",
+                 *           "country_name": "Netherlands",
+                 *           "valid": true,
+                 *           "name": "GITHUB B.V.",
+                 *           "address": "VIJZELSTRAAT 00068\n1017HL AMSTERDAM",
+                 *           "source": "vies",
+                 *           "checked_at": "2026-11-26T09:30:12.000Z",
+                 *           "consultation_number": "WAPIAAAAZUt4_Bq1",
+                 *           "error": null,
+                 *           "cached": false,
+                 *           "stale": false,
+                 *           "warning": null,
+                 *           "match": {
+                 *             "overall": "match",
+                 *             "name": {
+                 *               "result": "match",
+                 *               "by": "local"
+                 *             }
+                 *           }
+                 *         },
+                 *         "current": {
+                 *           "input": "NL854265259B01",
+                 *           "vat_number": "NL854265259B01",
+                 *           "country_code": "NL",
+                 *           "country_name": "Netherlands",
+                 *           "valid": true,
+                 *           "name": "GITHUB NETHERLANDS B.V.",
+                 *           "address": "VIJZELSTRAAT 00068\n1017HL AMSTERDAM",
+                 *           "source": "vies",
+                 *           "checked_at": "2026-11-26T09:30:12.000Z",
+                 *           "consultation_number": "WAPIAAAAZUt4_Bq1",
+                 *           "error": null,
+                 *           "cached": false,
+                 *           "stale": false,
+                 *           "warning": null,
+                 *           "match": {
+                 *             "overall": "mismatch",
+                 *             "name": {
+                 *               "result": "mismatch",
+                 *               "by": "local"
+                 *             }
+                 *           }
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["MonitorEvent"];
+            };
+        };
+        responses: {
+            /** @description Received; any 2xx will do. Any other answer, or none within WEBHOOK_TIMEOUT_MS (10 s by default), is retried */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "on-vat-registration_changed": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description the message's id: the same on every retry */
+                "webhook-id": string;
+                /** @description `v1,` and the base64 HMAC-SHA256 of `{id}.{timestamp}.{body}` */
+                "webhook-signature": string;
+                /** @description when this attempt was signed, in seconds since 1970 */
+                "webhook-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "vat.registration_changed",
+                 *       "data": {
+                 *         "monitor": {
+                 *           "id": "mon_4b1e0c9f2d7a6e5b3c8d1f0a",
+                 *           "vat_number": "NL854265259B01",
+                 *           "reference": "cust-1001",
+                 *           "interval_days": 30,
+                 *           "status": "active",
+                 *           "created_at": "2026-11-26T09:30:00.000Z",
+                 *           "last_checked_at": "2026-12-13T17:02:45.000Z",
+                 *           "next_check_at": "2027-01-12T17:02:44.000Z",
+                 *           "last_result": {
+                 *             "input": "NL854265259B01",
+                 *             "vat_number": "NL854265259B01",
+                 *             "country_code": "NL",
+                 *             "country_name": "Netherlands",
+                 *             "valid": true,
+                 *             "name": "GITHUB B.V.",
+                 *             "address": "VIJZELSTRAAT 00068\n1017HL AMSTERDAM",
+                 *             "source": "vies",
+                 *             "checked_at": "2026-11-26T09:30:12.000Z",
+                 *             "consultation_number": "WAPIAAAAZUt4_Bq1",
+                 *             "error": null,
+                 *             "cached": false,
+                 *             "stale": false,
+                 *             "warning": null,
+                 *             "match": null
+                 *           },
+                 *           "webhook": {
+                 *             "url": "https://erp.example.com/hooks/vat",
+                 *             "last_delivery_at": null,
+                 *             "last_status": null,
+                 *             "attempts": 0
+                 *           }
+                 *         },
+                 *         "previous": {
+                 *           "input": "NL854265259B01",
+                 *           "vat_number": "NL854265259B01",
+                 *           "country_code": "NL",
+                 *           "country_name": "Netherlands",
+                 *           "valid": true,
+                 *           "name": "GITHUB B.V.",
+                 *           "address": "VIJZELSTRAAT 00068\n1017HL AMSTERDAM",
+                 *           "source": "vies",
+                 *           "checked_at": "2026-11-26T09:30:12.000Z",
+                 *           "consultation_number": "WAPIAAAAZUt4_Bq1",
+                 *           "error": null,
+                 *           "cached": false,
+                 *           "stale": false,
+                 *           "warning": null,
+                 *           "match": null
+                 *         },
+                 *         "current": {
+                 *           "input": "NL854265259B01",
+                 *           "vat_number": "NL854265259B01",
+                 *           "country_code": "NL",
+                 *           "country_name": "Netherlands",
+                 *           "valid": false,
+                 *           "name": null,
+                 *           "address": null,
+                 *           "source": "vies",
+                 *           "checked_at": "2026-12-13T17:02:45.000Z",
+                 *           "consultation_number": "WAPIAAAAZVx9_Cr2",
+                 *           "error": null,
+                 *           "cached": false,
+                 *           "stale": false,
+                 *           "warning": null,
+                 *           "match": null
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["MonitorEvent"];
             };
         };
         responses: {

@@ -12,6 +12,8 @@ export type Plan = {
    * offered (the gateway bills per call, which a batch cannot be).
    */
   batches: BatchLimits | null;
+  /** Numbers one key may watch (`src/monitors/`); null where monitors are not offered, as batches. */
+  monitors: number | null;
 };
 
 /** The volume of batches one key may have: see `src/batches/volume.ts`. */
@@ -23,7 +25,7 @@ export type BatchLimits = {
 };
 
 /**
- * The spec's plan table, and our limits on batches (README, "Plans"). The gateway plan's
+ * The spec's plan table, and our limits on batches and monitors (README, "Plans"). The gateway plan's
  * per-minute limit comes from configuration.
  */
 export function planCatalogue(gatewayRatePerMinute: number): Record<PlanId, Plan> {
@@ -35,6 +37,7 @@ export function planCatalogue(gatewayRatePerMinute: number): Record<PlanId, Plan
       monthlyQuota: 100,
       ratePerMinute: 10,
       batches: { active: 2, itemsPerDay: 1_000 },
+      monitors: 1_000,
     },
     basic: {
       id: "basic",
@@ -43,6 +46,7 @@ export function planCatalogue(gatewayRatePerMinute: number): Record<PlanId, Plan
       monthlyQuota: 2000,
       ratePerMinute: 60,
       batches: { active: 5, itemsPerDay: 10_000 },
+      monitors: 10_000,
     },
     pro: {
       id: "pro",
@@ -51,6 +55,7 @@ export function planCatalogue(gatewayRatePerMinute: number): Record<PlanId, Plan
       monthlyQuota: 10000,
       ratePerMinute: 180,
       batches: { active: 10, itemsPerDay: 50_000 },
+      monitors: 100_000,
     },
     rapidapi: {
       id: "rapidapi",
@@ -59,6 +64,7 @@ export function planCatalogue(gatewayRatePerMinute: number): Record<PlanId, Plan
       monthlyQuota: null,
       ratePerMinute: gatewayRatePerMinute,
       batches: null,
+      monitors: null,
     },
   };
 }

@@ -16,7 +16,12 @@ type MediaDoc = { schema?: object; example?: unknown; examples?: NamedExamples }
 type ContentDoc = Record<string, MediaDoc>;
 type ExampleContent = { content: Record<string, { example: unknown } | { examples: NamedExamples }> };
 type ResponseDoc = { description?: string; headers?: Record<string, unknown>; content?: ContentDoc };
-type OperationDoc = { requestBody?: { content?: ContentDoc }; responses?: Record<string, ResponseDoc> };
+type ParameterDoc = { name: string; in: string };
+type OperationDoc = {
+  parameters?: ParameterDoc[];
+  requestBody?: { content?: ContentDoc };
+  responses?: Record<string, ResponseDoc>;
+};
 
 /** The groups of the document's operations, in the order a reader meets them. */
 export const TAGS = {
@@ -197,7 +202,14 @@ function withDeclaredDetail(
   const requestBody = declaredBody
     ? { ...operation.requestBody, ...declaredBody, ...(requestContent && { content: requestContent }) }
     : undefined;
-  return { ...operation, ...(requestBody && { requestBody }), responses };
+  // The plugin keeps a route's declared parameters (an Idempotency-Key) only when it derives
+  // none of its own: with path parameters they are added here.
+  const derivedParameters = operation.parameters ?? [];
+  const extra = ((detail.parameters ?? []) as ParameterDoc[]).filter(
+    (parameter) => !derivedParameters.some((own) => own.name === parameter.name && own.in === parameter.in),
+  );
+  const parameters = extra.length > 0 ? { parameters: [...derivedParameters, ...extra] } : {};
+  return { ...operation, ...parameters, ...(requestBody && { requestBody }), responses };
 }
 
 /**

@@ -6,6 +6,13 @@
  */
 import type { Batch, BatchItemsPage } from "../batches/schema.ts";
 import type { IbanResult } from "../iban/schema.ts";
+import type {
+  Monitor,
+  MonitorEvent,
+  MonitorEventPage,
+  MonitorPage,
+  MonitorsCreated,
+} from "../monitors/schema.ts";
 import type { ValidationRecord } from "../validation/records.ts";
 import type { VatResult } from "../vat/schema.ts";
 import type { StatusBody } from "../vat/status.ts";
@@ -248,5 +255,93 @@ export const BATCH_ITEMS_PAGE: BatchItemsPage = {
     },
     { index: 1, reference: "cust-1002", status: "done", iban: IBAN_RESULT, billable: true, error: null },
   ],
+  next_cursor: null,
+};
+
+const MONITOR_ID = "mon_4b1e0c9f2d7a6e5b3c8d1f0a";
+
+/** A number just watched: its first check is due at once. */
+export const MONITOR_NEW: Monitor = {
+  id: MONITOR_ID,
+  vat_number: "NL854265259B01",
+  reference: "cust-1001",
+  interval_days: 30,
+  status: "active",
+  created_at: "2026-11-26T09:30:00.000Z",
+  last_checked_at: null,
+  next_check_at: "2026-11-26T09:30:00.000Z",
+  last_result: null,
+  webhook: {
+    url: "https://erp.example.com/hooks/vat",
+    last_delivery_at: null,
+    last_status: null,
+    attempts: 0,
+  },
+};
+
+/** The same number once checked: its next round falls somewhere in the interval. */
+export const MONITOR: Monitor = {
+  ...MONITOR_NEW,
+  last_checked_at: CHECKED_AT,
+  next_check_at: "2026-12-13T17:02:44.000Z",
+  last_result: VAT_RESULT,
+};
+
+export const MONITOR_REQUEST = {
+  vat: "NL854265259B01",
+  reference: "cust-1001",
+  match: { name: "GitHub BV", city: "Amsterdam" },
+  webhook_url: "https://erp.example.com/hooks/vat",
+};
+
+export const MONITOR_LIST_REQUEST = {
+  items: [
+    { vat: "NL854265259B01", reference: "cust-1001" },
+    { vat: "LU20260743", reference: "cust-1002", interval_days: 7 },
+  ],
+  webhook_url: "https://erp.example.com/hooks/vat",
+};
+
+export const MONITOR_CSV = "vat,reference,interval_days\nNL854265259B01,cust-1001,\nLU20260743,cust-1002,7\n";
+
+export const MONITORS_CREATED: MonitorsCreated = {
+  monitors: [
+    MONITOR_NEW,
+    {
+      ...MONITOR_NEW,
+      id: "mon_9a8b7c6d5e4f30211203f4e5",
+      vat_number: "LU20260743",
+      reference: "cust-1002",
+      interval_days: 7,
+    },
+  ],
+  created: 2,
+};
+
+export const MONITOR_PAGE: MonitorPage = { monitors: [MONITOR], next_cursor: "1" };
+
+/** The registration of a watched number lapsed between two checks. */
+export const MONITOR_EVENT: MonitorEvent = {
+  type: "vat.registration_changed",
+  data: {
+    monitor: {
+      ...MONITOR,
+      last_checked_at: "2026-12-13T17:02:45.000Z",
+      next_check_at: "2027-01-12T17:02:44.000Z",
+    },
+    previous: VAT_RESULT,
+    current: {
+      ...VAT_RESULT,
+      valid: false,
+      name: null,
+      address: null,
+      checked_at: "2026-12-13T17:02:45.000Z",
+      consultation_number: "WAPIAAAAZVx9_Cr2",
+    },
+  },
+};
+
+export const MONITOR_EVENT_PAGE: MonitorEventPage = {
+  events: [{ id: "evt_7c2d9e4f1a6b3c8d0e5f2a7b", created_at: "2026-12-13T17:02:45.000Z", ...MONITOR_EVENT }],
   next_cursor: null,
 };

@@ -5,6 +5,7 @@ import {
   BatchItemsPageSchema,
   BatchRequestSchema,
   BatchSchema,
+  WebhookStateSchema,
 } from "../batches/schema.ts";
 import { IbanResultSchema } from "../iban/schema.ts";
 import { ErrorResponseSchema, ErrorSchema } from "../kernel/errors.ts";
@@ -14,6 +15,20 @@ import {
   MatchRequestSchema,
   MatchResultSchema,
 } from "../matching/schema.ts";
+import {
+  MonitorCreationSchema,
+  MonitorEventDataSchema,
+  MonitorEventPageSchema,
+  MonitorEventRecordSchema,
+  MonitorEventSchema,
+  MonitorItemSchema,
+  MonitorListRequestSchema,
+  MonitorPageSchema,
+  MonitorRequestSchema,
+  MonitorSchema,
+  MonitorsCreatedSchema,
+  MonitorUpdateSchema,
+} from "../monitors/schema.ts";
 import { ValidationRecordSchema } from "../validation/records.ts";
 import { VatResultSchema } from "../vat/schema.ts";
 import { StatusSchema } from "../vat/status.ts";
@@ -44,8 +59,21 @@ export const models = {
   BatchItemInput: BatchItemInputSchema,
   BatchRequest: BatchRequestSchema,
   Batch: BatchSchema,
+  WebhookState: WebhookStateSchema,
   BatchItem: BatchItemSchema,
   BatchItemsPage: BatchItemsPageSchema,
   BatchEvent: BatchEventSchema,
   ValidationRecord: ValidationRecordSchema,
+  MonitorItem: MonitorItemSchema,
+  MonitorRequest: MonitorRequestSchema,
+  MonitorListRequest: MonitorListRequestSchema,
+  Monitor: MonitorSchema,
+  MonitorsCreated: MonitorsCreatedSchema,
+  MonitorCreation: MonitorCreationSchema,
+  MonitorPage: MonitorPageSchema,
+  MonitorUpdate: MonitorUpdateSchema,
+  MonitorEventData: MonitorEventDataSchema,
+  MonitorEvent: MonitorEventSchema,
+  MonitorEventRecord: MonitorEventRecordSchema,
+  MonitorEventPage: MonitorEventPageSchema,
 };

@@ -25,3 +25,17 @@ export async function queueBatchWebhook(
       now() + ${DELIVERY_WINDOW_HOURS} * interval '1 hour')
     ON CONFLICT (batch_id) DO NOTHING`);
 }
+
+/**
+ * Queues the webhook of a monitor's event, in the transaction that recorded it: its id is the
+ * event's (the `webhook-id` of every attempt), its body fixed here.
+ */
+export async function queueMonitorWebhook(
+  rows: Rows,
+  message: { id: string; keyId: string; monitorId: string; url: string; payload: string },
+): Promise<void> {
+  await rows(sql`
+    INSERT INTO webhook_deliveries (id, monitor_id, key_id, url, payload, give_up_at)
+    VALUES (${message.id}, ${message.monitorId}, ${message.keyId}, ${message.url}, ${message.payload},
+      now() + ${DELIVERY_WINDOW_HOURS} * interval '1 hour')`);
+}

@@ -21,17 +21,30 @@ setDefaultTimeout(30_000);
 
 const ROUTES = [
   "DELETE /batches/{id}",
+  "DELETE /monitors/{id}",
   "GET /batches/{id}",
   "GET /batches/{id}/items",
   "GET /health",
+  "GET /monitors",
+  "GET /monitors/{id}",
+  "GET /monitors/{id}/events",
   "GET /status",
   "GET /usage",
   "GET /validations/{request_id}",
+  "PATCH /monitors/{id}",
   "POST /batches",
+  "POST /monitors",
+  "POST /monitors/{id}/check",
   "POST /validate",
 ];
 /** The events the service sends, which Swagger UI lists with the routes. */
-const EVENTS = ["POST batch.cancelled", "POST batch.completed"];
+const EVENTS = [
+  "POST batch.cancelled",
+  "POST batch.completed",
+  "POST vat.details_changed",
+  "POST vat.match_changed",
+  "POST vat.registration_changed",
+];
 const IBAN_INPUT = "DE89 3704 0044 0532 0130 00";
 
 type Violation = { directive: string; blocked: string };

@@ -10,6 +10,7 @@ import {
   singleJsonLine,
   stopAllServices,
 } from "../support/service.ts";
+import { danishNumbers } from "../support/vat-numbers.ts";
 
 setDefaultTimeout(120_000);
 
@@ -66,6 +67,43 @@ function worstCsvBatch(): string {
   const room = Math.floor((BATCH_BYTES - header.join(",").length - 2) / BATCH_ITEMS) - fixed.length - 2;
   const row = `${fixed}${"x".repeat(Math.max(0, room))}`;
   const body = `${header.join(",")}\r\n${Array(BATCH_ITEMS).fill(row).join("\r\n")}\r\n`;
+  expect(body.length).toBeLessThanOrEqual(BATCH_BYTES);
+  return body;
+}
+
+/** A number's item with every other field at its longest that 10,000 of them fit in 4 MiB. */
+function monitorItem(vat: string, interval = 365): Record<string, unknown> {
+  return {
+    vat,
+    reference: "r".repeat(200),
+    interval_days: interval,
+    match: { name: "n".repeat(40), street: "s".repeat(30), city: "c".repeat(20) },
+  };
+}
+
+/** 10,000 numbers to watch, none watched yet, as JSON within 4 MiB. */
+function worstJsonWatchList(numbers: string[]): string {
+  const body = JSON.stringify({ items: numbers.map((vat) => monitorItem(vat)) });
+  expect(body.length).toBeLessThanOrEqual(BATCH_BYTES);
+  return body;
+}
+
+/** 10,000 numbers to watch as CSV rows under a header of the most columns allowed. */
+function worstCsvWatchList(numbers: string[]): string {
+  const header = [
+    "vat",
+    "reference",
+    "interval_days",
+    "match_name",
+    "match_street",
+    "match_postcode",
+    "match_city",
+    "match_company_type",
+    ...Array.from({ length: CSV_LIMITS.maxFields - 8 }, (_, i) => `c${i}`),
+  ];
+  const fixed = `,${"r".repeat(200)},365,${"n".repeat(60)},${"s".repeat(40)},1017 HL,${"c".repeat(30)},BV`;
+  const rows = numbers.map((vat) => `${vat}${fixed}${",".repeat(CSV_LIMITS.maxFields - 8)}`);
+  const body = `${header.join(",")}\r\n${rows.join("\r\n")}\r\n`;
   expect(body.length).toBeLessThanOrEqual(BATCH_BYTES);
   return body;
 }
@@ -265,6 +303,102 @@ for (const configuration of CONFIGURATIONS) {
         );
       },
     );
+
+    /** Creates monitors (201) from a list body; their ids. */
+    const watched = async (body: string, contentType: string) => {
+      const response = await send("POST", "/monitors", { body, headers: { "content-type": contentType } });
+      const text = await response.text();
+      expect({ status: response.status, text: text.slice(0, 200) }).toMatchObject({ status: 201 });
+      const created = JSON.parse(text) as { monitors: { id: string }[]; created: number };
+      expect(created.created).toBe(BATCH_ITEMS);
+      return created.monitors.map((monitor) => monitor.id);
+    };
+    const numbers = danishNumbers(3 * BATCH_ITEMS);
+    let monitors: string[] = [];
+    worst("POST /monitors", "4 MiB of JSON: 10,000 new numbers, every field long", async () => {
+      monitors = await watched(worstJsonWatchList(numbers.slice(0, BATCH_ITEMS)), "application/json");
+    });
+
+    worst(
+      "POST /monitors",
+      `4 MiB of CSV: 10,000 new numbers under ${CSV_LIMITS.maxFields} columns`,
+      async () => {
+        await watched(worstCsvWatchList(numbers.slice(BATCH_ITEMS, 2 * BATCH_ITEMS)), "text/csv");
+      },
+    );
+
+    worst("POST /monitors", "10,000 numbers watched already: each answered as it is", async () => {
+      const response = await send("POST", "/monitors", {
+        body: worstJsonWatchList(numbers.slice(0, BATCH_ITEMS)),
+        headers: { "content-type": "application/json" },
+      });
+      expect(response.status).toBe(200);
+      await response.arrayBuffer();
+    });
+
+    worst(
+      "GET /monitors",
+      `pages of ${PAGE} of 20,000 monitors, all and by status, 4 at a time for 1 s`,
+      async () => {
+        let turn = 0;
+        await loops(
+          4,
+          1000,
+          () => {
+            turn += 1;
+            const query = ["", "&status=active", "&status=paused"][turn % 3];
+            return send("GET", `/monitors?limit=${PAGE}${query}`);
+          },
+          [200],
+        );
+      },
+    );
+
+    worst("GET /monitors/:id", "8 at a time for 1 s", async () => {
+      let turn = 0;
+      await loops(8, 1000, () => send("GET", `/monitors/${monitors[turn++ % monitors.length]}`), [200]);
+    });
+
+    worst("PATCH /monitors/:id", "every field at once, 8 at a time for 1 s", async () => {
+      let turn = 0;
+      await loops(
+        8,
+        1000,
+        () => {
+          turn += 1;
+          const body = JSON.stringify({
+            interval_days: 1 + (turn % 365),
+            reference: "p".repeat(200),
+            // A public address, written as one: no DNS lookup in the measurement. No event is
+            // ever sent there: VIES is unreachable, so no check of these monitors is answered.
+            webhook_url: `https://93.184.215.14/${"p".repeat(2000)}`,
+            status: turn % 2 === 0 ? "paused" : "active",
+          });
+          return send("PATCH", `/monitors/${monitors[turn % 100]}`, { body });
+        },
+        [200],
+      );
+    });
+
+    worst("POST /monitors/:id/check", "8 at a time for 1 s", async () => {
+      let turn = 0;
+      await loops(8, 1000, () => send("POST", `/monitors/${monitors[100 + (turn++ % 100)]}/check`), [202]);
+    });
+
+    worst("GET /monitors/:id/events", `pages of ${PAGE}, 8 at a time for 1 s`, async () => {
+      let turn = 0;
+      await loops(
+        8,
+        1000,
+        () => send("GET", `/monitors/${monitors[turn++ % 200]}/events?limit=${PAGE}`),
+        [200],
+      );
+    });
+
+    worst("DELETE /monitors/:id", "8 at a time for 1 s", async () => {
+      let turn = 0;
+      await loops(8, 1000, () => send("DELETE", `/monitors/${monitors[1000 + turn++]}`), [200]);
+    });
 
     worst("GET /validations/:request_id", "8 at a time for 1 s", async () => {
       await loops(8, 1000, () => send("GET", `/validations/${finished}.0`), [404]);

@@ -68,6 +68,17 @@ const ROUTES: Record<string, Record<string, string>> = {
   "DELETE /batches/{id}": answers(200, "Batch", 401, 403, 404, 429, 503),
   "GET /batches/{id}/items": answers(200, "BatchItemsPage", 400, 401, 403, 404, 429, 503),
   "GET /validations/{request_id}": answers(200, "ValidationRecord", 401, 403, 404, 429, 503),
+  // Issue 19: watched numbers. A number already watched is answered 200, a new one 201.
+  "POST /monitors": {
+    ...answers(201, "MonitorCreation", 400, 401, 403, 409, 413, 422, 429, 503),
+    200: "MonitorCreation",
+  },
+  "GET /monitors": answers(200, "MonitorPage", 400, 401, 403, 429, 503),
+  "GET /monitors/{id}": answers(200, "Monitor", 401, 403, 404, 429, 503),
+  "PATCH /monitors/{id}": answers(200, "Monitor", 400, 401, 403, 404, 413, 429, 503),
+  "DELETE /monitors/{id}": answers(200, "Monitor", 401, 403, 404, 429, 503),
+  "POST /monitors/{id}/check": answers(202, "Monitor", 401, 403, 404, 409, 422, 429, 503),
+  "GET /monitors/{id}/events": answers(200, "MonitorEventPage", 400, 401, 403, 404, 429, 503),
 };
 const PROTECTED = new Set([
   "POST /validate",
@@ -77,6 +88,13 @@ const PROTECTED = new Set([
   "DELETE /batches/{id}",
   "GET /batches/{id}/items",
   "GET /validations/{request_id}",
+  "POST /monitors",
+  "GET /monitors",
+  "GET /monitors/{id}",
+  "PATCH /monitors/{id}",
+  "DELETE /monitors/{id}",
+  "POST /monitors/{id}/check",
+  "GET /monitors/{id}/events",
 ]);
 /** Responses that may also come as CSV. */
 const CSV_RESPONSES = new Set(["GET /batches/{id}/items 200"]);
@@ -170,6 +188,34 @@ const MODELS: Record<string, Record<string, string>> = {
   },
   Error: { code: "string", message: "string" },
   ErrorResponse: { error: "Error" },
+  // Issue 19: the monitor and its events, field for field.
+  Monitor: {
+    id: "string",
+    vat_number: "string",
+    reference: "string|null",
+    interval_days: "integer",
+    status: "string",
+    created_at: "date-time",
+    last_checked_at: "date-time|null",
+    next_check_at: "date-time|null",
+    last_result: "VatResult|null",
+    webhook: "WebhookState|null",
+  },
+  WebhookState: {
+    url: "string",
+    last_delivery_at: "date-time|null",
+    last_status: "integer|null",
+    attempts: "integer",
+  },
+  MonitorRequest: {
+    vat: "string",
+    "reference?": "string",
+    "match?": "MatchRequest",
+    "interval_days?": "integer",
+    "webhook_url?": "string",
+  },
+  MonitorEvent: { type: "string", data: "MonitorEventData" },
+  MonitorEventData: { monitor: "Monitor", previous: "VatResult", current: "VatResult" },
 };
 
 /** The spec's Errors table, and the IBAN warning of issue 17. */
@@ -288,7 +334,13 @@ describe("the OpenAPI document", () => {
     const events = Object.entries(document.webhooks ?? {}).map(
       ([type, item]) => [`event ${type}`, item.post] as const,
     );
-    expect(events.map(([event]) => event)).toEqual(["event batch.completed", "event batch.cancelled"]);
+    expect(events.map(([event]) => event)).toEqual([
+      "event batch.completed",
+      "event batch.cancelled",
+      "event vat.registration_changed",
+      "event vat.details_changed",
+      "event vat.match_changed",
+    ]);
     for (const [route, documented] of [
       ...Object.keys(ROUTES).map((route) => [route, operation(route)] as const),
       ...events,
@@ -434,6 +486,28 @@ describe("the OpenAPI document", () => {
       null,
     ]);
     expect(schemas.IbanResult?.properties?.source?.const).toBe("offline");
+  });
+
+  test("the events of monitors: the MonitorEvent body and the Standard Webhooks headers", () => {
+    const webhooks = (
+      document as unknown as {
+        webhooks: Record<string, { post: Operation & { parameters: { name: string }[] } }>;
+      }
+    ).webhooks;
+    for (const event of ["vat.registration_changed", "vat.details_changed", "vat.match_changed"]) {
+      const post = webhooks[event]?.post;
+      expect(post?.requestBody?.content?.["application/json"]?.schema.$ref).toBe(`${MODEL}MonitorEvent`);
+      expect(post?.parameters.map((parameter) => parameter.name)).toEqual([
+        "webhook-id",
+        "webhook-timestamp",
+        "webhook-signature",
+      ]);
+    }
+    expect(document.components.schemas.MonitorEvent?.properties?.type?.enum).toEqual([
+      "vat.registration_changed",
+      "vat.details_changed",
+      "vat.match_changed",
+    ]);
   });
 
   test("every reference resolves, and no `$id` fragments are left", () => {

@@ -11,6 +11,12 @@ import { routeOf } from "../../src/http/routes.ts";
 import { HealthSchema, type PlanId, UsageSchema, ValidateResponseSchema } from "../../src/http/schemas.ts";
 import { ErrorResponseSchema } from "../../src/kernel/errors.ts";
 import { createLogger, type Logger } from "../../src/kernel/log.ts";
+import {
+  MonitorCreationSchema,
+  MonitorEventPageSchema,
+  MonitorPageSchema,
+  MonitorSchema,
+} from "../../src/monitors/schema.ts";
 import { ReadySchema } from "../../src/observability/endpoints.ts";
 import { createServices, type Services } from "../../src/services.ts";
 import { ValidationRecordSchema } from "../../src/validation/records.ts";
@@ -55,6 +61,13 @@ const SUCCESS_SCHEMAS: Record<string, ReturnType<typeof compiled>> = {
   "DELETE /batches/:id": compiled(BatchSchema),
   "GET /batches/:id/items": compiled(BatchItemsPageSchema),
   "GET /validations/:request_id": compiled(ValidationRecordSchema),
+  "POST /monitors": compiled(MonitorCreationSchema),
+  "GET /monitors": compiled(MonitorPageSchema),
+  "GET /monitors/:id": compiled(MonitorSchema),
+  "PATCH /monitors/:id": compiled(MonitorSchema),
+  "DELETE /monitors/:id": compiled(MonitorSchema),
+  "POST /monitors/:id/check": compiled(MonitorSchema),
+  "GET /monitors/:id/events": compiled(MonitorEventPageSchema),
 };
 
 export type TestResponse<T = Record<string, unknown>> = {
