@@ -75,16 +75,14 @@ export class IdempotencyStore {
     return this.options.leaseMs;
   }
 
+  /** The parameters $1–$6 of a statement that gives a request the key: who, what, under which lease, until when. */
+  private holding(scope: Scope, fingerprint: string, leaseToken: string): unknown[] {
+    return [scope.keyId, scope.key, fingerprint, leaseToken, this.options.leaseMs, this.options.ttlHours];
+  }
+
   /** Takes the key for a request under `leaseToken` if nothing is kept under it; else what is. */
   async claim(scope: Scope, fingerprint: string, leaseToken: string): Promise<Claimed> {
-    const [row] = await this.database.prepared<Row>(CLAIM_SQL, [
-      scope.keyId,
-      scope.key,
-      fingerprint,
-      leaseToken,
-      this.options.leaseMs,
-      this.options.ttlHours,
-    ]);
+    const [row] = await this.database.prepared<Row>(CLAIM_SQL, this.holding(scope, fingerprint, leaseToken));
     if (!row) throw new Error("the idempotency claim returned no row");
     if (row.inserted === 1) return { kind: "taken" };
     if (row.fingerprint === null) return { kind: "raced" };
@@ -115,12 +113,7 @@ export class IdempotencyStore {
     previousToken: string | null,
   ): Promise<boolean> {
     const rows = await this.database.prepared(TAKE_OVER_SQL, [
-      scope.keyId,
-      scope.key,
-      fingerprint,
-      leaseToken,
-      this.options.leaseMs,
-      this.options.ttlHours,
+      ...this.holding(scope, fingerprint, leaseToken),
       previousToken,
     ]);
     return rows.length === 1;
