@@ -48,7 +48,19 @@ export function canonicalJson(value: unknown): string {
  * items do not matter, and any value that reaches the route does.
  */
 export function fingerprintOf(method: string, path: string, body: unknown): string {
-  return createHash("sha256").update(`${method} ${path}\n`).update(canonicalJson(body)).digest("base64url");
+  let canonical: string;
+  try {
+    canonical = canonicalJson(body);
+  } catch (error) {
+    // Arrays nested about 100,000 deep in a field the route ignores parse, but do not serialize
+    // (the engine's stack): such a body cannot be compared, so it cannot be kept under a key.
+    if (!(error instanceof RangeError)) throw error;
+    throw new ApiError(
+      "invalid_request",
+      "the body is nested too deeply to be kept under an Idempotency-Key",
+    );
+  }
+  return createHash("sha256").update(`${method} ${path}\n`).update(canonical).digest("base64url");
 }
 
 /** An answer as it is kept and replayed. */

@@ -56,6 +56,22 @@ describe("the fingerprint", () => {
     expect(fingerprintOf("POST", "/batches", { vat: "NL1", iban: "DE2" })).not.toBe(one);
     expect(fingerprintOf("PUT", "/validate", { vat: "NL1", iban: "DE2" })).not.toBe(one);
   });
+
+  test("a body nested deeper than the engine serializes is refused with invalid_request, never a crash", () => {
+    const nested = (depth: number) =>
+      JSON.parse(`{"iban":"x","extra":${"[".repeat(depth)}${"]".repeat(depth)}}`) as unknown;
+    const refused = (() => {
+      try {
+        return fingerprintOf("POST", "/validate", nested(200_000));
+      } catch (error) {
+        return error;
+      }
+    })();
+    expect(refused).toBeInstanceOf(ApiError);
+    expect(refused).toMatchObject({ code: "invalid_request", status: 400 });
+    // As deep as the default 16 KiB body allows: compared like any other.
+    expect(fingerprintOf("POST", "/validate", nested(8000))).toMatch(/^[\w-]{43}$/);
+  });
 });
 
 describe("the decision", () => {
