@@ -25,21 +25,25 @@ export function idempotencyKeyOf(headers: Headers): string | null {
   return value;
 }
 
-/** An object with its keys in order; anything else as it is. */
-function sortedKeys(_: string, value: unknown): unknown {
-  if (typeof value !== "object" || value === null || Array.isArray(value)) return value;
+/** A copy of `value` with every object's keys in order. */
+function sortedCopy(value: unknown): unknown {
+  if (typeof value !== "object" || value === null) return value;
+  if (Array.isArray(value)) return value.map(sortedCopy);
   const sorted: Record<string, unknown> = {};
-  for (const name of Object.keys(value).sort()) sorted[name] = (value as Record<string, unknown>)[name];
+  for (const name of Object.keys(value).sort()) {
+    sorted[name] = sortedCopy((value as Record<string, unknown>)[name]);
+  }
   return sorted;
 }
 
 /**
- * `value` as JSON with every object's keys in order: the same data gives the same text. The
- * engine's own JSON.stringify with a replacer: three times faster than walking the value here
- * (40 ms for the largest batch a body may carry).
+ * `value` as JSON with every object's keys in order: the same data gives the same text. A
+ * sorted copy through the engine's plain JSON.stringify: 30 ms for the largest batch a body may
+ * carry and 1.4 ms for a 16 KiB body nested 8,000 deep, where building the text here took 90
+ * and 13 ms, and JSON.stringify with a key-sorting replacer 40 and 60–100 ms (it slows with depth).
  */
 export function canonicalJson(value: unknown): string {
-  return JSON.stringify(value ?? null, sortedKeys);
+  return JSON.stringify(sortedCopy(value ?? null));
 }
 
 /**
@@ -52,8 +56,8 @@ export function fingerprintOf(method: string, path: string, body: unknown): stri
   try {
     canonical = canonicalJson(body);
   } catch (error) {
-    // Arrays nested about 100,000 deep in a field the route ignores parse, but do not serialize
-    // (the engine's stack): such a body cannot be compared, so it cannot be kept under a key.
+    // Arrays nested tens of thousands deep in a field the route ignores parse, but are too deep
+    // to copy (the engine's stack): such a body cannot be compared, so it cannot be kept.
     if (!(error instanceof RangeError)) throw error;
     throw new ApiError(
       "invalid_request",

@@ -240,6 +240,20 @@ for (const configuration of CONFIGURATIONS) {
       await loops(8, 1000, () => send("POST", "/validate", { body }), [200]);
     });
 
+    worst(
+      "POST /validate",
+      "the same, each with an Idempotency-Key of its own (claimed, compared, kept)",
+      async () => {
+        const body = worstValidateBody();
+        await loops(
+          8,
+          1000,
+          () => send("POST", "/validate", { body, headers: { "idempotency-key": crypto.randomUUID() } }),
+          [200],
+        );
+      },
+    );
+
     worst("GET /usage", "8 at a time for 1 s", async () => {
       await loops(8, 1000, () => send("GET", "/usage"), [200]);
     });
@@ -251,6 +265,21 @@ for (const configuration of CONFIGURATIONS) {
       "4 MiB of JSON: 10,000 items, every field at its longest",
       async () => {
         batch = await created(worstJsonBatch(), "application/json");
+      },
+      cancelIt,
+    );
+
+    worst(
+      "POST /batches",
+      "the same with an Idempotency-Key, then its replay",
+      async () => {
+        const body = worstJsonBatch();
+        const headers = { "content-type": "application/json", "idempotency-key": crypto.randomUUID() };
+        const first = await send("POST", "/batches", { body, headers });
+        const again = await send("POST", "/batches", { body, headers });
+        batch = ((await first.json()) as { id: string }).id;
+        expect({ first: first.status, again: again.status }).toEqual({ first: 202, again: 202 });
+        expect(((await again.json()) as { id: string }).id).toBe(batch);
       },
       cancelIt,
     );
