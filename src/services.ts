@@ -264,6 +264,7 @@ export function createServices(
     async close() {
       await this.stopBackgroundWork(0);
       await records.idle();
+      await idempotency.idle();
       await meter.close();
       await store.close();
       await storage.close();
