@@ -248,7 +248,35 @@ export const batchItems = pgTable(
   },
   (table) => [
     primaryKey({ columns: [table.batchId, table.index] }),
-    index("batch_items_pending_idx").on(table.batchId, table.index).where(sql`${table.status} = 'pending'`),
+    // A claim takes a batch's due items, earliest first; a unit's next due time is the first entry.
+    index("batch_items_due_idx")
+      .on(table.batchId, table.nextAttemptAt, table.index)
+      .where(sql`${table.status} = 'pending'`),
+  ],
+);
+
+/**
+ * When each unit of background work (a batch's items, a key's webhook messages) may next have
+ * something due: at most the earliest `next_attempt_at` of its pending work, never later.
+ * Workers look only at due units (`src/background/due-units.ts`), so what waits — a batch whose
+ * member state is down, a message in backoff — costs no statement until its time comes.
+ */
+export const workDue = pgTable(
+  "work_due",
+  {
+    /** Which work: `batch_items`, `webhooks`. */
+    queue: text("queue").notNull(),
+    /** The unit within it: a batch id, a key id. */
+    unit: text("unit").notNull(),
+    /** Whose work it is: units are taken in turn by key. */
+    keyId: text("key_id").notNull(),
+    dueAt: timestamp("due_at", { withTimezone: true, mode: "date" }).notNull(),
+    /** Counts the times work was made due sooner: a settle that read an older count does not apply. */
+    marks: integer("marks").notNull().default(0),
+  },
+  (table) => [
+    primaryKey({ columns: [table.queue, table.unit] }),
+    index("work_due_due_idx").on(table.queue, table.dueAt),
   ],
 );
 

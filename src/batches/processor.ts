@@ -1,6 +1,7 @@
 import type { Account } from "../accounts/authenticator.ts";
 import { ibanIsBillable } from "../accounts/billing.ts";
 import type { Meter, Reservation } from "../accounts/meter.ts";
+import { FairShare } from "../background/fair-share.ts";
 import { createPoller } from "../background/poller.ts";
 import type { IbanEngine } from "../iban/engine.ts";
 import type { IbanResult } from "../iban/schema.ts";
@@ -14,11 +15,12 @@ import type { VatResult } from "../vat/schema.ts";
 import type { VatService } from "../vat/service.ts";
 import { queueBatchWebhook } from "../webhooks/messages.ts";
 import {
-  activeBatches,
   type ClaimedItem,
   claimItems,
+  dueBatches,
   type ItemOutcome,
   keepClaimed,
+  prepareClaims,
   recordFinished,
   releaseLeases,
   renewLeases,
@@ -33,7 +35,7 @@ export type BatchProcessorOptions = {
   /** The account of a key, null when the key is gone or revoked. */
   account(keyId: string): Promise<Account | null>;
   log: Logger;
-  /** Items worked on at the same time by this instance. */
+  /** Items worked on at the same time by this instance, shared fairly among the keys with work. */
   concurrency: number;
   /** How often batches with due items are looked for while there is nothing to do. */
   pollMs: number;
@@ -73,8 +75,9 @@ type Finished = ItemOutcome & {
 };
 
 /**
- * Works through the batches in the database: claims due items (round robin over the keys with
- * work, so one key's large batch does not hold up another's), validates each like
+ * Works through the batches in the database: claims due items as slots free (the keys with
+ * work in turn, each within its fair share of the slots, so one key's large or slow batch does
+ * not hold up another's; batches whose items all wait are not looked at), validates each like
  * /validate does — the same IBAN engine, VAT cache, coalescing and per-state limit, but behind
  * every interactive request for a VIES slot — and writes each result together with its billing
  * (`Meter.complete`), many items per transaction. An item whose member state fails waits and is
@@ -84,8 +87,10 @@ type Finished = ItemOutcome & {
 export function createBatchProcessor(options: BatchProcessorOptions) {
   const { database, meter, log } = options;
   const { leaseMs } = options;
-  let turn = 0;
+  /** The key the last claim ended with: the next starts after it. */
+  let lastKey = "";
   let started = false;
+  const slots = new FairShare(options.concurrency);
   /** The items under way, by the work on each. */
   const working = new Map<Promise<void>, ClaimedItem>();
   /** The claims with items still worked on: the leases to renew, or to give up at stop. */
@@ -204,12 +209,14 @@ export function createBatchProcessor(options: BatchProcessorOptions) {
   };
 
   const start = (item: ClaimedItem) => {
+    const release = slots.take(item.keyId);
     const running = work(item)
       .catch((error: unknown) => {
         // Its lease is no longer renewed: it runs out and another attempt picks the item up.
         log.error("batch_item_failed", { batch: item.batchId, index: item.index, ...describeFailure(error) });
       })
       .finally(() => {
+        release();
         working.delete(running);
         poller.wake();
       });
@@ -221,29 +228,25 @@ export function createBatchProcessor(options: BatchProcessorOptions) {
     onError: (error) => log.error("batch_claim_failed", describeFailure(error)),
     async tick() {
       if (!started) {
-        if (options.soleWorker) await releaseLeases(database, null);
+        await prepareClaims(database, options.soleWorker);
         started = true;
       }
-      let free = options.concurrency - working.size;
-      if (free <= 0) return false;
-      const batches = await activeBatches(database);
-      const keys = [...new Set(batches.map((batch) => batch.keyId))];
-      if (keys.length === 0) return false;
-      const share = Math.max(1, Math.ceil(free / keys.length));
-      let claimed = 0;
-      // Round robin over the keys with work: each gets its share, starting one further each time.
-      for (let step = 0; step < keys.length && free > 0; step++) {
-        const key = keys[(turn + step) % keys.length];
-        for (const batch of batches.filter((candidate) => candidate.keyId === key)) {
-          const items = await claimItems(database, batch, Math.min(share, free), leaseMs);
-          for (const item of items) start(item);
-          free -= items.length;
-          claimed += items.length;
-          if (items.length > 0) break;
-        }
-      }
-      turn += 1;
-      return claimed > 0 && free > 0;
+      if (slots.free <= 0) return false;
+      const due = await dueBatches(database, lastKey, slots.free);
+      if (due.length === 0) return false;
+      lastKey = due.at(-1)?.keyId ?? "";
+      const allowed = slots.allowances(due.map((batch) => ({ key: batch.keyId, wants: batch.due })));
+      const items = await claimItems(
+        database,
+        due.flatMap(({ id, keyId }) => {
+          const take = allowed.get(keyId) ?? 0;
+          return take > 0 ? [{ id, keyId, take }] : [];
+        }),
+        leaseMs,
+        due.filter((batch) => batch.due === 0).map(({ id }) => id),
+      );
+      for (const item of items) start(item);
+      return items.length > 0 && slots.free > 0;
     },
   });
 

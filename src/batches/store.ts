@@ -1,10 +1,12 @@
 import { randomBytes } from "node:crypto";
 import { type SQL, sql } from "drizzle-orm";
 import type { BatchLimits } from "../accounts/plans.ts";
+import { markDue } from "../background/due-units.ts";
 import type { IbanResult } from "../iban/schema.ts";
 import { type Database, jsonb, nextTurn, type Rows } from "../kernel/db.ts";
 import type { ApiErrorBody } from "../kernel/errors.ts";
 import type { VatResult } from "../vat/schema.ts";
+import { BATCH_ITEMS } from "./due.ts";
 import type { Batch, BatchItem, BatchItemInput, BatchStatus, ItemStatus } from "./schema.ts";
 import { countBatchVolume } from "./volume.ts";
 
@@ -98,6 +100,7 @@ export async function createBatch(
     await rows(sql`
       INSERT INTO batches (id, key_id, total, webhook_url)
       VALUES (${id}, ${input.keyId}, ${input.items.length}, ${input.webhookUrl})`);
+    await rows(markDue(BATCH_ITEMS, id, input.keyId, sql`now()`));
     for (let start = 0; start < input.items.length; start += ROWS_PER_STATEMENT) {
       await nextTurn();
       const chunk = input.items.slice(start, start + ROWS_PER_STATEMENT).map((item, offset) => ({

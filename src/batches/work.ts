@@ -1,10 +1,12 @@
 import { randomBytes } from "node:crypto";
 import { sql } from "drizzle-orm";
+import { allDue, dueUnits, markDue, settleUnits } from "../background/due-units.ts";
 import type { IbanResult } from "../iban/schema.ts";
 import { type Database, jsonb, type Rows } from "../kernel/db.ts";
 import type { ApiErrorBody } from "../kernel/errors.ts";
 import type { MatchRequest } from "../matching/schema.ts";
 import type { VatResult } from "../vat/schema.ts";
+import { BATCH_ITEMS } from "./due.ts";
 import type { Batch } from "./schema.ts";
 import { findBatch } from "./store.ts";
 
@@ -35,25 +37,60 @@ export type ClaimedItem = {
   token: string;
 };
 
-/** The batches with work left, oldest first. */
-export async function activeBatches(database: Database): Promise<{ id: string; keyId: string }[]> {
-  const rows = await database.rows<{ id: string; key_id: string }>(sql`
-    SELECT id, key_id FROM batches WHERE status IN ('queued', 'running') ORDER BY created_at, id`);
-  return rows.map((row) => ({ id: row.id, keyId: row.key_id }));
+/**
+ * Prepares this instance's claims: every active batch has its row in `work_due` (batches from
+ * before it existed get theirs here), and the sole worker of an embedded database drops the
+ * leases a crash left and makes every batch due now.
+ */
+export async function prepareClaims(database: Database, soleWorker: boolean): Promise<void> {
+  await database.rows(sql`
+    INSERT INTO work_due (queue, unit, key_id, due_at)
+    SELECT ${BATCH_ITEMS.name}, id, key_id, now() FROM batches WHERE status IN ('queued', 'running')
+    ON CONFLICT (queue, unit) DO NOTHING`);
+  if (!soleWorker) return;
+  await database.rows(sql`
+    UPDATE batch_items SET lease_token = NULL, lease_until = NULL, next_attempt_at = now()
+    WHERE status = 'pending' AND lease_token IS NOT NULL`);
+  await allDue(database, BATCH_ITEMS);
 }
 
 /**
- * Leases up to `limit` of a batch's items that are due, in input order, for `leaseMs` under a
- * new token; items leased by another claim are skipped, not waited for.
+ * The batches with items due, one per key (its earliest due), the keys in turn from after
+ * `afterKey`, with how many items each has due (up to `limit`); batches whose items all wait
+ * are not looked at.
+ */
+export async function dueBatches(
+  database: Database,
+  afterKey: string,
+  limit: number,
+): Promise<{ id: string; keyId: string; due: number }[]> {
+  return (await dueUnits(database, BATCH_ITEMS, afterKey, limit)).map(({ unit, keyId, due }) => ({
+    id: unit,
+    keyId,
+    due,
+  }));
+}
+
+/**
+ * Leases, of each wanted batch, up to `take` of its due items (earliest due first, then in
+ * input order) for `leaseMs` under a new token, in one statement; items leased by another claim
+ * are skipped, not waited for. A leased item is next due when its lease runs out. Batches that
+ * had fewer due items than wanted, and the `idle` ones (found due with nothing to claim), are
+ * settled (their next due time is their earliest item's); those that were queued become running.
  */
 export async function claimItems(
   database: Database,
-  batch: { id: string; keyId: string },
-  limit: number,
+  wanted: { id: string; keyId: string; take: number }[],
   leaseMs: number,
+  idle: string[] = [],
 ): Promise<ClaimedItem[]> {
+  if (wanted.length === 0) {
+    await settleUnits(database, BATCH_ITEMS, idle);
+    return [];
+  }
   const token = `c_${randomBytes(9).toString("hex")}`;
   const rows = await database.rows<{
+    batch_id: string;
     idx: number;
     vat: string | null;
     iban: string | null;
@@ -62,30 +99,43 @@ export async function claimItems(
     retry_until_ms: number | null;
     now_ms: number;
   }>(sql`
-    WITH picked AS (
-      SELECT batch_id, idx FROM batch_items
-      WHERE batch_id = ${batch.id} AND status = 'pending' AND next_attempt_at <= now()
-        AND (lease_until IS NULL OR lease_until < now())
-      ORDER BY idx
-      LIMIT ${limit}
-      FOR UPDATE SKIP LOCKED
+    WITH wanted AS (
+      SELECT * FROM jsonb_to_recordset(${JSON.stringify(wanted.map(({ id, take }) => ({ id, take })))}::jsonb)
+        AS w(id text, take int)
+    ), picked AS (
+      SELECT p.batch_id, p.idx FROM wanted w CROSS JOIN LATERAL (
+        SELECT batch_id, idx FROM batch_items
+        WHERE batch_id = w.id AND status = 'pending' AND next_attempt_at <= now()
+          AND (lease_until IS NULL OR lease_until < now())
+        ORDER BY next_attempt_at, idx
+        LIMIT w.take
+        FOR UPDATE SKIP LOCKED) p
     )
     UPDATE batch_items i SET lease_token = ${token},
-      lease_until = now() + ${leaseMs} * interval '1 millisecond', attempts = i.attempts + 1
+      lease_until = now() + ${leaseMs} * interval '1 millisecond',
+      next_attempt_at = now() + ${leaseMs} * interval '1 millisecond', attempts = i.attempts + 1
     FROM picked p WHERE i.batch_id = p.batch_id AND i.idx = p.idx
-    RETURNING i.idx, i.vat, i.iban, i.match::text AS match, i.attempts,
+    RETURNING i.batch_id, i.idx, i.vat, i.iban, i.match::text AS match, i.attempts,
       (extract(epoch FROM i.retry_until) * 1000)::float8 AS retry_until_ms,
       (extract(epoch FROM now()) * 1000)::float8 AS now_ms`);
-  if (rows.length > 0) {
-    await database.rows(
-      sql`UPDATE batches SET status = 'running' WHERE id = ${batch.id} AND status = 'queued'`,
-    );
+  const claimed = new Map<string, number>();
+  for (const row of rows) claimed.set(row.batch_id, (claimed.get(row.batch_id) ?? 0) + 1);
+  await settleUnits(database, BATCH_ITEMS, [
+    ...idle,
+    ...wanted.filter(({ id, take }) => (claimed.get(id) ?? 0) < take).map(({ id }) => id),
+  ]);
+  if (claimed.size > 0) {
+    await database.rows(sql`
+      UPDATE batches SET status = 'running'
+      WHERE id IN (SELECT value FROM jsonb_array_elements_text(${JSON.stringify([...claimed.keys()])}::jsonb))
+        AND status = 'queued'`);
   }
+  const keyOf = new Map(wanted.map(({ id, keyId }) => [id, keyId]));
   return rows
     .map((row) => ({
-      batchId: batch.id,
+      batchId: row.batch_id,
       index: row.idx,
-      keyId: batch.keyId,
+      keyId: keyOf.get(row.batch_id) as string,
       vat: row.vat,
       iban: row.iban,
       match: row.match === null ? null : (JSON.parse(row.match) as MatchRequest),
@@ -94,7 +144,7 @@ export async function claimItems(
       claimedAtMs: Number(row.now_ms),
       token,
     }))
-    .sort((a, b) => a.index - b.index);
+    .sort((a, b) => (a.batchId === b.batchId ? a.index - b.index : a.batchId < b.batchId ? -1 : 1));
 }
 
 /** The items still pending under any of `tokens`, locked in key order without waiting for any. */
@@ -111,25 +161,22 @@ const leasedBy = (tokens: string[]) => sql`
 export async function renewLeases(database: Database, tokens: string[], leaseMs: number): Promise<void> {
   if (tokens.length === 0) return;
   await database.rows(sql`
-    UPDATE batch_items i SET lease_until = now() + ${leaseMs} * interval '1 millisecond'
+    UPDATE batch_items i SET lease_until = now() + ${leaseMs} * interval '1 millisecond',
+      next_attempt_at = now() + ${leaseMs} * interval '1 millisecond'
     FROM (${leasedBy(tokens)}) AS held WHERE i.batch_id = held.batch_id AND i.idx = held.idx`);
 }
 
-/**
- * Gives up leases, so the items can be claimed at once: those of `tokens` (a worker stopping),
- * or all of them (`null`: the embedded server at start, the only worker there is).
- */
-export async function releaseLeases(database: Database, tokens: string[] | null): Promise<void> {
-  if (tokens === null) {
-    await database.rows(sql`
-      UPDATE batch_items SET lease_token = NULL, lease_until = NULL
-      WHERE status = 'pending' AND lease_token IS NOT NULL`);
-    return;
-  }
+/** Gives up the leases of `tokens` (a worker stopping), so the items can be claimed at once. */
+export async function releaseLeases(database: Database, tokens: string[]): Promise<void> {
   if (tokens.length === 0) return;
   await database.rows(sql`
-    UPDATE batch_items i SET lease_token = NULL, lease_until = NULL
-    FROM (${leasedBy(tokens)}) AS held WHERE i.batch_id = held.batch_id AND i.idx = held.idx`);
+    WITH released AS (
+      UPDATE batch_items i SET lease_token = NULL, lease_until = NULL, next_attempt_at = now()
+      FROM (${leasedBy(tokens)}) AS held WHERE i.batch_id = held.batch_id AND i.idx = held.idx
+      RETURNING i.batch_id
+    )
+    UPDATE work_due SET due_at = now(), marks = marks + 1
+    WHERE queue = ${BATCH_ITEMS.name} AND unit IN (SELECT batch_id FROM released)`);
 }
 
 /**
@@ -142,9 +189,10 @@ export async function rescheduleItem(
   delayMs: number,
   windowSeconds: number,
 ): Promise<void> {
+  const at = sql`now() + ${Math.round(delayMs)} * interval '1 millisecond'`;
   await database.rows(sql`
-    UPDATE batch_items SET lease_token = NULL, lease_until = NULL,
-      next_attempt_at = now() + ${Math.round(delayMs)} * interval '1 millisecond',
+    WITH due AS (${markDue(BATCH_ITEMS, item.batchId, item.keyId, at)})
+    UPDATE batch_items SET lease_token = NULL, lease_until = NULL, next_attempt_at = ${at},
       retry_until = COALESCE(retry_until, now() + ${windowSeconds} * interval '1 second')
     WHERE batch_id = ${item.batchId} AND idx = ${item.index} AND status = 'pending' AND lease_token = ${item.token}`);
 }

@@ -1,7 +1,14 @@
 import { beforeAll, describe, expect, test } from "bun:test";
 import { sql } from "drizzle-orm";
 import { createBatch } from "../../src/batches/store.ts";
-import { claimItems, type ItemOutcome, keepClaimed, renewLeases } from "../../src/batches/work.ts";
+import {
+  claimItems,
+  dueBatches,
+  type ItemOutcome,
+  keepClaimed,
+  renewLeases,
+  rescheduleItem,
+} from "../../src/batches/work.ts";
 import type { Database } from "../../src/kernel/db.ts";
 import { proKey, testKeyStore } from "../support/database.ts";
 
@@ -24,27 +31,27 @@ const outcome = (item: ItemOutcome["item"]): ItemOutcome => ({
   valid: true,
 });
 
-async function newBatch(size: number) {
+async function newBatch(size: number, owner = keyId) {
   const batch = await createBatch(database, {
-    keyId,
+    keyId: owner,
     items: Array.from({ length: size }, (_, index) => ({ vat: `DE${index}` })),
     webhookUrl: null,
     plan: { id: "pro", limits: { active: 100, itemsPerDay: 100_000 } },
   });
-  return { id: batch.id, keyId };
+  return { id: batch.id, keyId: owner };
 }
 
 describe("claims", () => {
   test("a claim skips what another claim holds, and takes it once its lease has run out", async () => {
     const batch = await newBatch(4);
-    const first = await claimItems(database, batch, 2, 300);
-    const second = await claimItems(database, batch, 10, 60_000);
+    const first = await claimItems(database, [{ ...batch, take: 2 }], 300);
+    const second = await claimItems(database, [{ ...batch, take: 10 }], 60_000);
     expect(first.map((item) => item.index)).toEqual([0, 1]);
     expect(second.map((item) => item.index)).toEqual([2, 3]);
     expect(first[0]?.token).not.toBe(second[0]?.token);
-    expect(await claimItems(database, batch, 10, 60_000)).toEqual([]);
+    expect(await claimItems(database, [{ ...batch, take: 10 }], 60_000)).toEqual([]);
     await Bun.sleep(350);
-    const again = await claimItems(database, batch, 10, 60_000);
+    const again = await claimItems(database, [{ ...batch, take: 10 }], 60_000);
     expect(again.map((item) => [item.index, item.attempts])).toEqual([
       [0, 2],
       [1, 2],
@@ -53,9 +60,9 @@ describe("claims", () => {
 
   test("an item claimed twice (its lease ran out while it was worked on) stands once: for the latest claim", async () => {
     const batch = await newBatch(1);
-    const [stale] = await claimItems(database, batch, 1, 100);
+    const [stale] = await claimItems(database, [{ ...batch, take: 1 }], 100);
     await Bun.sleep(150);
-    const [latest] = await claimItems(database, batch, 1, 60_000);
+    const [latest] = await claimItems(database, [{ ...batch, take: 1 }], 60_000);
     if (!stale || !latest) throw new Error("expected both claims");
     const kept = await database.transaction((rows) =>
       keepClaimed(rows, [outcome(stale), outcome(latest), outcome(latest)]),
@@ -65,16 +72,77 @@ describe("claims", () => {
 
   test("renewing keeps a claim's items from being taken; items no longer renewed are", async () => {
     const batch = await newBatch(2);
-    const [held, dropped] = await claimItems(database, batch, 2, 300);
+    const [held, dropped] = await claimItems(database, [{ ...batch, take: 2 }], 300);
     await Bun.sleep(200);
     await renewLeases(database, [held?.token ?? ""], 60_000);
     await Bun.sleep(150);
     // Both came from one claim, so renewing its token kept both.
-    expect(await claimItems(database, batch, 10, 60_000)).toEqual([]);
+    expect(await claimItems(database, [{ ...batch, take: 10 }], 60_000)).toEqual([]);
     expect(dropped?.token).toBe(held?.token);
     const [row] = await database.rows<{ n: number }>(
       sql`SELECT count(*)::int AS n FROM batch_items WHERE batch_id = ${batch.id} AND lease_until > now() + interval '30 seconds'`,
     );
     expect(row?.n).toBe(2);
+  });
+});
+
+describe("due batches", () => {
+  test("a batch whose items all wait is not looked at until the first of them is due", async () => {
+    // A key of its own: due batches are one per key.
+    const own = await newBatch(2, await proKey((await testKeyStore()).keys, "waiting"));
+    const due = async () => (await dueBatches(database, "", 10_000)).filter((batch) => batch.id === own.id);
+    expect(await due()).toEqual([{ ...own, due: 2 }]);
+    const [first, second] = await claimItems(database, [{ ...own, take: 2 }], 60_000);
+    if (!first || !second) throw new Error("expected two items");
+    // Claimed: both items are leased, so the batch has nothing due until a lease runs out.
+    expect(await claimItems(database, [{ ...own, take: 1 }], 60_000)).toEqual([]);
+    expect(await due()).toEqual([]);
+    await rescheduleItem(database, first, 300, 3600);
+    expect(await due()).toEqual([]);
+    await Bun.sleep(350);
+    expect(await due()).toEqual([{ ...own, due: 1 }]);
+    expect((await claimItems(database, [{ ...own, take: 5 }], 60_000)).map((item) => item.index)).toEqual([
+      0,
+    ]);
+    expect(await due()).toEqual([]);
+  });
+
+  test("one claim statement serves several batches, each up to what it was given", async () => {
+    const [a, b] = [await newBatch(3), await newBatch(3)];
+    const claimed = await claimItems(
+      database,
+      [
+        { ...a, take: 1 },
+        { ...b, take: 2 },
+      ],
+      60_000,
+    );
+    expect(claimed.map((item) => [item.batchId, item.index])).toEqual(
+      [
+        [a.id, 0],
+        [b.id, 0],
+        [b.id, 1],
+      ].sort(([x], [y]) => String(x).localeCompare(String(y))),
+    );
+    expect(new Set(claimed.map((item) => item.token)).size).toBe(1);
+  });
+
+  test("keys take turns: each call starts after the key the last one ended with", async () => {
+    const store = await testKeyStore();
+    const keys = [await proKey(store.keys, "turn 1"), await proKey(store.keys, "turn 2")].sort();
+    for (const key of keys)
+      await createBatch(database, {
+        keyId: key,
+        items: [{ vat: "DE1" }],
+        webhookUrl: null,
+        plan: { id: "pro", limits: { active: 100, itemsPerDay: 100_000 } },
+      });
+    const [k1, k2] = keys as [string, string];
+    const justBefore = `${k1.slice(0, -1)}${String.fromCharCode(k1.charCodeAt(k1.length - 1) - 1)}`;
+    const first = await dueBatches(database, justBefore, 1);
+    expect(first.map((batch) => batch.keyId)).toEqual([k1]);
+    const second = await dueBatches(database, k1, 1);
+    expect(second[0]?.keyId).not.toBe(k1);
+    expect((await dueBatches(database, k2, 10_000)).at(-1)?.keyId).toBe(k2);
   });
 });

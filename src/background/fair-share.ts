@@ -1,0 +1,94 @@
+/**
+ * The slots of one background worker (batch items, webhook deliveries), shared among the keys
+ * whose work it does, so that one key's slow or failing work cannot hold what another key needs.
+ *
+ * Each key with work may take its fair part (the slots split among the keys with work and one
+ * more), and beyond it only while more than a reserve (a quarter of the slots) stays free; freed
+ * slots go to the keys holding least first. So when a key's work arrives there are slots free
+ * for it at once, even while another key's work hangs until its timeout, and slots a few keys
+ * leave unused are not kept idle. Work is claimed as slots free, never in rounds that wait for
+ * their slowest attempt.
+ */
+export class FairShare {
+  private readonly held = new Map<string, number>();
+  private inUse = 0;
+  private readonly reserve: number;
+
+  constructor(
+    /** Slots of the worker. */
+    readonly total: number,
+    /** The most one key may hold, whatever is free (a fixed cap, such as per webhook host). */
+    private readonly perKeyMax = Number.POSITIVE_INFINITY,
+  ) {
+    if (!Number.isSafeInteger(total) || total < 1)
+      throw new RangeError(`total must be a positive integer, got ${total}`);
+    this.reserve = total === 1 ? 0 : Math.ceil(total / 4);
+  }
+
+  /** Slots nobody holds. */
+  get free(): number {
+    return this.total - this.inUse;
+  }
+
+  /** Slots `key` holds. */
+  holding(key: string): number {
+    return this.held.get(key) ?? 0;
+  }
+
+  /** A key's fair part while `keys` keys have work: what each would hold if one more came. */
+  share(keys: number): number {
+    return Math.max(1, Math.min(this.perKeyMax, Math.floor(this.total / (keys + 1))));
+  }
+
+  /**
+   * How many slots each of `waiting` (keys with work to claim, in the order they take turns, and
+   * how much each wants) may take now. First each up to its fair part, those holding least
+   * first; then, while more than the reserve is free, one more at a time in turn to those that
+   * want more (what a few keys leave unused is not kept idle), none beyond three quarters of the
+   * slots or the fixed cap.
+   */
+  allowances(waiting: { key: string; wants: number }[]): Map<string, number> {
+    const fair = this.share(new Set([...waiting.map(({ key }) => key), ...this.held.keys()]).size);
+    const ceiling = Math.min(this.perKeyMax, this.total - this.reserve);
+    const order = [...waiting].sort((a, b) => this.holding(a.key) - this.holding(b.key));
+    const allowed = new Map<string, number>();
+    let free = this.free;
+    const room = ({ key, wants }: { key: string; wants: number }, limit: number) => {
+      const given = allowed.get(key) ?? 0;
+      return Math.min(wants - given, limit - this.holding(key) - given);
+    };
+    const give = (key: string, count: number) => {
+      allowed.set(key, (allowed.get(key) ?? 0) + count);
+      free -= count;
+    };
+    for (const wanting of order) {
+      const count = Math.min(free, room(wanting, fair));
+      if (count > 0) give(wanting.key, count);
+    }
+    for (let more = true; more && free > this.reserve; ) {
+      more = false;
+      for (const wanting of order) {
+        if (free <= this.reserve) break;
+        if (room(wanting, ceiling) <= 0) continue;
+        give(wanting.key, 1);
+        more = true;
+      }
+    }
+    return allowed;
+  }
+
+  /** Takes a slot for `key`; the function returned gives it back (once). */
+  take(key: string): () => void {
+    this.held.set(key, this.holding(key) + 1);
+    this.inUse += 1;
+    let given = false;
+    return () => {
+      if (given) return;
+      given = true;
+      this.inUse -= 1;
+      const left = this.holding(key) - 1;
+      if (left > 0) this.held.set(key, left);
+      else this.held.delete(key);
+    };
+  }
+}
