@@ -42,12 +42,6 @@ async function otherKeysBatch(): Promise<{ batchMs: number; interactive: number[
   })();
   const done = await waitForBatch(send, batch.id, { timeoutMs: 60_000 });
   const batchMs = performance.now() - started;
-  console.log(
-    "DEBUG",
-    Math.round(batchMs),
-    JSON.stringify(harness.vies.calls.byCountry),
-    harness.vies.calls.total,
-  );
   running = false;
   await asking;
   expect(done.counts).toMatchObject({ total: 2000, done: 2000 });
