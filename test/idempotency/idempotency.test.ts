@@ -343,6 +343,38 @@ describe("POST /batches", () => {
   });
 });
 
+describe("the monitor routes", () => {
+  test("POST /monitors: a repeat gets the first answer (201, Location), not the later 200 of a number already watched", async () => {
+    const { secret } = await harness.createKey("pro");
+    const idem = fresh();
+    const body = { vat: VAT, reference: "customer-1" };
+    const first = await post<{ id: string }>(secret, idem, body, "/monitors");
+    expect(first.status).toBe(201);
+    const again = await post<{ id: string }>(secret, idem, body, "/monitors");
+    expect(again.status).toBe(201);
+    expect(again.body).toEqual(first.body);
+    expect(again.headers.get("location")).toBe(`/monitors/${first.body.id}`);
+    expect(again.headers.get("idempotent-replayed")).toBe("true");
+    const other = await post(secret, idem, { vat: VAT, reference: "customer-2" }, "/monitors");
+    expect(other.status).toBe(422);
+  });
+
+  test("POST /monitors/{id}/check: a repeat gets the first 202; the same key on another monitor is 422", async () => {
+    const { secret } = await harness.createKey("pro");
+    const one = await post<{ id: string }>(secret, null, { vat: VAT }, "/monitors");
+    const two = await post<{ id: string }>(secret, null, { vat: "BE0244142664" }, "/monitors");
+    const idem = fresh();
+    const first = await post(secret, idem, undefined, `/monitors/${one.body.id}/check`);
+    expect(first.status).toBe(202);
+    const again = await post(secret, idem, undefined, `/monitors/${one.body.id}/check`);
+    expect(again.status).toBe(202);
+    expect(again.body).toEqual(first.body);
+    expect(again.headers.get("idempotent-replayed")).toBe("true");
+    const elsewhere = await post(secret, idem, undefined, `/monitors/${two.body.id}/check`);
+    expect(elsewhere.status).toBe(422);
+  });
+});
+
 describe("many at once", () => {
   test("50 requests with one key at once: one runs and is billed, the others get 409 and then its answer", async () => {
     const { secret } = await harness.createKey("pro");
