@@ -68,7 +68,11 @@ function Workspace({ session, onForget }: { session: Session; onForget(): void }
           tabs={[
             { id: "check", label: "Check one", panel: <CheckPanel session={session} /> },
             { id: "batch", label: "Check a list", panel: <BatchPanel session={session} /> },
-            { id: "watch", label: "Watch", panel: <WatchPanel active={active === "watch"} /> },
+            {
+              id: "watch",
+              label: "Watch",
+              panel: <WatchPanel session={session} active={active === "watch"} />,
+            },
             {
               id: "usage",
               label: "Usage",

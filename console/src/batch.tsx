@@ -7,6 +7,7 @@ import { saveFile } from "./download.ts";
 import { pollDelayMs, pollWhileVisible } from "./poll.ts";
 import { ProblemNotice } from "./problem.tsx";
 import sampleUrl from "./sample.csv";
+import { WatchValidNumbers } from "./watch.tsx";
 
 type Batch = Schemas["Batch"];
 
@@ -131,11 +132,22 @@ export function BatchPanel({ session }: { session: Session }) {
               Check another list
             </button>
           </div>
+          <WatchValidNumbers session={session} numbers={validVatNumbers(items)} />
           <BatchResults items={items} />
         </>
       )}
     </>
   );
+}
+
+/** The list's VAT numbers found registered, once each, with the reference of their first row. */
+function validVatNumbers(items: BatchItem[]): Schemas["MonitorItem"][] {
+  const seen = new Map<string, Schemas["MonitorItem"]>();
+  for (const { vat, reference } of items) {
+    if (vat?.valid !== true || !vat.vat_number || seen.has(vat.vat_number)) continue;
+    seen.set(vat.vat_number, { vat: vat.vat_number, ...(reference !== null && { reference }) });
+  }
+  return [...seen.values()];
 }
 
 type FileFormProps = {
