@@ -56,7 +56,7 @@ export type Services = AppDeps & {
  * How long a request with an `Idempotency-Key` holds its key without renewing it: after a
  * crash, a repeat runs anew this much later. It is renewed while the request runs.
  */
-const IDEMPOTENCY_LEASE_MS = 10_000;
+export const IDEMPOTENCY_LEASE_MS = 10_000;
 
 /** How often old validation records, finished batches and expired idempotency keys are looked for. */
 const RETENTION_SWEEP_MS = 60 * 60 * 1000;
