@@ -1,5 +1,6 @@
 import { type Static, Type as t } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
+import { VIES_PROTOCOLS } from "./vat/vies/client.ts";
 import { parseRequesterVat } from "./vat/vies/requester.ts";
 
 // Plain TypeBox rather than Elysia's `t`: Elysia's request-oriented kinds do not take part in
@@ -55,7 +56,9 @@ export const ConfigSchema = t.Object({
 
   /** VIES host; the real service paths are appended to it. */
   VIES_BASE_URL: t.String({ pattern: "^https?://", default: "https://ec.europa.eu" }),
-  /** The most one VIES call may take. */
+  /** Which VIES door checks go through: `auto` (SOAP, then REST when the SOAP door fails), `soap` or `rest`. */
+  VIES_PROTOCOL: oneOf(VIES_PROTOCOLS, "auto"),
+  /** The most one VIES call may take, both doors together when the REST door stands in for SOAP. */
   VIES_TIMEOUT_MS: t.Integer({ minimum: 100, maximum: 120_000, default: 6000 }),
   /** Our own EU VAT number: switches to checkVatApprox and returns consultation numbers; checked like any VAT input. */
   VIES_REQUESTER_VAT: t.Optional(t.String()),

@@ -139,6 +139,7 @@ export function createServices(
     createViesClient({
       baseUrl: config.VIES_BASE_URL,
       requesterVat: config.VIES_REQUESTER_VAT ?? null,
+      protocol: config.VIES_PROTOCOL,
       clock,
       log: (event, fields) => log.warn(event, fields),
     }),

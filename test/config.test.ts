@@ -21,6 +21,7 @@ describe("configuration", () => {
       MAX_BODY_BYTES: 16_384,
       KEY_CACHE_TTL_MS: 5000,
       VIES_BASE_URL: "https://ec.europa.eu",
+      VIES_PROTOCOL: "auto",
       VAT_CACHE_TTL_SECONDS: 86_400,
       VAT_LKG_TTL_SECONDS: 2_592_000,
       STATUS_CACHE_TTL_SECONDS: 60,
@@ -39,6 +40,15 @@ describe("configuration", () => {
     expect(message).toContain('PORT="eighty"');
     expect(message).toContain('LOG_LEVEL="loud": expected one of debug, info, warn, error, silent');
     expect(message).toContain("VAT_LKG_TTL_SECONDS must be at least VAT_CACHE_TTL_SECONDS");
+  });
+
+  test("VIES_PROTOCOL: auto, soap or rest", () => {
+    expect(
+      ["soap", "rest", "auto"].map((value) => parseConfig({ VIES_PROTOCOL: value }).VIES_PROTOCOL),
+    ).toEqual(["soap", "rest", "auto"]);
+    expect(problemsOf({ VIES_PROTOCOL: "json" })).toContain(
+      'VIES_PROTOCOL="json": expected one of auto, soap, rest',
+    );
   });
 
   test("secrets and URLs are never echoed", () => {

@@ -28,8 +28,8 @@ export function createMetrics() {
     }),
     upstreamCalls: new Counter({
       name: "vat_upstream_calls_total",
-      help: "Calls to VIES (by member state) and to the UK service, by outcome (valid, invalid, or the fault code)",
-      labelNames: ["authority", "member_state", "outcome"] as const,
+      help: "Calls to VIES (by member state) and to the UK service, by outcome (valid, invalid, or the fault code) and by the door that answered (VIES: soap or rest)",
+      labelNames: ["authority", "member_state", "outcome", "path"] as const,
       registers: [registry],
     }),
     upstreamDuration: new Histogram({
@@ -97,7 +97,7 @@ export function observedUpstream(
       const labels = { authority, member_state: request.prefix };
       metrics.upstreamDuration.observe(labels, (performance.now() - started) / 1000);
       const result = outcome.kind === "verdict" ? (outcome.valid ? "valid" : "invalid") : outcome.code;
-      metrics.upstreamCalls.inc({ ...labels, outcome: result });
+      metrics.upstreamCalls.inc({ ...labels, outcome: result, path: outcome.path ?? "" });
       return outcome;
     },
   };

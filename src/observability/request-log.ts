@@ -17,7 +17,7 @@ export type RequestNote = {
   error: ErrorCode;
   vat: VatResult;
   iban: IbanResult;
-  upstream: { ms: number; attempts: number; detail: string | null; shared: boolean };
+  upstream: { ms: number; attempts: number; detail: string | null; shared: boolean; path: string | null };
   /** With an `Idempotency-Key`: whether the request ran or was answered with a kept answer. */
   idempotency: "ran" | "replayed";
 };

@@ -26,6 +26,7 @@ import type {
   TraderDetails,
   UpstreamFault,
   UpstreamOutcome,
+  UpstreamPath,
   UpstreamVerdict,
   VatUpstream,
 } from "./upstream.ts";
@@ -135,6 +136,8 @@ export type UpstreamReport = {
   detail: string | null;
   /** Whether this request joined a call already in flight for the same number. */
   shared: boolean;
+  /** The door that answered the last call (VIES: `soap` or `rest`); null when none did or the authority has one. */
+  path: UpstreamPath | null;
 };
 
 export type VatResolution = {
@@ -388,6 +391,7 @@ export function createVatService(options: VatServiceOptions): VatService {
           ms: performance.now() - started,
           detail: outcome.kind === "fault" ? outcome.detail : null,
           shared: flight.shared,
+          path: outcome.path ?? null,
         },
       };
     },

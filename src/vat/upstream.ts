@@ -7,6 +7,9 @@ export type TraderDetails = {
   companyType?: string;
 };
 
+/** Which of an authority's front doors answered (VIES: the SOAP service or the REST API). */
+export type UpstreamPath = "soap" | "rest";
+
 /** One field's answer from the member state: VIES 1 (match), 2 (mismatch), 3 (not processed). */
 export type AuthorityMatchCode = "match" | "mismatch" | "not_processed";
 
@@ -32,6 +35,8 @@ export type UpstreamVerdict = {
    */
   traderMatch: Partial<Record<keyof TraderDetails, AuthorityMatchCode>> | null;
   source: "vies" | "uk_authority";
+  /** The door that answered, for metrics and logs, where the authority has more than one. */
+  path?: UpstreamPath;
 };
 
 export type UpstreamFaultCode =
@@ -48,6 +53,8 @@ export type UpstreamFault = {
   detail: string;
   /** Whether an immediate, bounded retry may succeed (throttling, timeouts). */
   retryable: boolean;
+  /** The door whose answer (or silence) this is, where the authority has more than one; absent when no call was made. */
+  path?: UpstreamPath;
 };
 
 export type UpstreamOutcome = UpstreamVerdict | UpstreamFault;

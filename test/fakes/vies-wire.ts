@@ -363,3 +363,104 @@ export function jacksonStringify(value: unknown, depth = 0): string {
   }
   return JSON.stringify(value);
 }
+
+/** A REST `check-vat-number` request as the fake reads it; absent fields are empty strings. */
+export type ViesRestRequest = {
+  countryCode: string;
+  vatNumber: string;
+  requesterMemberStateCode: string;
+  requesterNumber: string;
+  trader: TraderFields;
+};
+
+/** The REST name of each trader detail, in the contract's order (REST says `traderPostalCode`). */
+export const REST_TRADER_KEYS: ReadonlyArray<[TraderField, string]> = [
+  ["name", "traderName"],
+  ["street", "traderStreet"],
+  ["postcode", "traderPostalCode"],
+  ["city", "traderCity"],
+  ["companyType", "traderCompanyType"],
+];
+
+const REST_REQUEST_KEYS = new Set([
+  "countryCode",
+  "vatNumber",
+  "requesterMemberStateCode",
+  "requesterNumber",
+  ...REST_TRADER_KEYS.map(([, key]) => key),
+]);
+
+/**
+ * Reads a `CheckVatRequest` the way a Jackson-bound endpoint does: a JSON object whose known
+ * fields are strings or null; unknown fields are ignored. Null when the body cannot be bound
+ * (not JSON, not an object, a field of another type): Spring answers that with its own 400.
+ */
+export function parseRestRequest(body: string): ViesRestRequest | null {
+  let value: unknown;
+  try {
+    value = JSON.parse(body);
+  } catch {
+    return null;
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return null;
+  const fields = new Map<string, string>();
+  for (const [key, given] of Object.entries(value)) {
+    if (!REST_REQUEST_KEYS.has(key) || given === null) continue;
+    if (typeof given !== "string") return null;
+    fields.set(key, given);
+  }
+  const trader: TraderFields = {};
+  for (const [field, key] of REST_TRADER_KEYS) {
+    const given = fields.get(key);
+    if (given !== undefined && given !== "") trader[field] = given;
+  }
+  return {
+    countryCode: fields.get("countryCode") ?? "",
+    vatNumber: fields.get("vatNumber") ?? "",
+    requesterMemberStateCode: fields.get("requesterMemberStateCode") ?? "",
+    requesterNumber: fields.get("requesterNumber") ?? "",
+    trader,
+  };
+}
+
+/** The REST `Status` enum for each approximate-match code. */
+const REST_MATCH: Record<MatchCode, string> = { 1: "VALID", 2: "INVALID", 3: "NOT_PROCESSED" };
+
+export type ViesRestAnswerFields = {
+  countryCode: string;
+  vatNumber: string;
+  requestDate: string;
+  valid: boolean;
+  requestIdentifier: string;
+  name: string;
+  address: string;
+  /** Each trader field as sent back (`---` when none was sent; ES has been seen sending null). */
+  echoes: Record<TraderField, string | null>;
+  codes: Record<TraderField, MatchCode>;
+};
+
+/** A `CheckVatResponse` in the contract's field order (the ViesSharp capture's order). */
+export function restAnswer(a: ViesRestAnswerFields): Record<string, unknown> {
+  const answer: Record<string, unknown> = {
+    countryCode: a.countryCode,
+    vatNumber: a.vatNumber,
+    requestDate: a.requestDate,
+    valid: a.valid,
+    requestIdentifier: a.requestIdentifier,
+    name: a.name,
+    address: a.address,
+  };
+  for (const [field, key] of REST_TRADER_KEYS) answer[key] = a.echoes[field];
+  for (const [field, key] of REST_TRADER_KEYS) answer[`${key}Match`] = REST_MATCH[a.codes[field]];
+  return answer;
+}
+
+/** The REST error envelope (`CommonResponse`), as captured: the code in `error`, no `message`. */
+export function restError(error: string): Record<string, unknown> {
+  return { actionSucceed: false, errorWrappers: [{ error }] };
+}
+
+/** Spring Boot's default error body, for a request the endpoint cannot bind. */
+export function springError(status: number, reason: string, path: string, epochMs: number) {
+  return { timestamp: new Date(epochMs).toISOString(), status, error: reason, path };
+}

@@ -1,7 +1,10 @@
 /**
- * A local VIES over real HTTP: the SOAP `checkVatService` (checkVat, checkVatApprox) and the REST
- * `check-status` endpoint, with the outage shapes seen in the wild. It is built on `node:http`
- * rather than `Bun.serve` because resets, garbage bytes and truncated bodies need the raw socket.
+ * A local VIES over real HTTP: both front doors to the same checks, the SOAP `checkVatService`
+ * (checkVat, checkVatApprox) and the REST `check-vat-number`, answered from one state (one
+ * registry, one member state's behaviour, latency and limits), plus the REST `check-status`
+ * endpoint; with the outage shapes seen in the wild, which can break one door while the other
+ * works. It is built on `node:http` rather than `Bun.serve` because resets, garbage bytes and
+ * truncated bodies need the raw socket.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
@@ -12,19 +15,26 @@ import {
   jacksonStringify,
   type MatchCode,
   newRequestIdentifier,
+  parseRestRequest,
   parseSoapRequest,
   proxyErrorPage,
+  restAnswer,
+  restError,
+  springError,
   type TraderField,
   type TraderFields,
   VAT_NUMBER_PATTERN,
   VIES_COUNTRIES,
   type ViesOperation,
-  type ViesSoapRequest,
   WEBLOGIC_500_PAGE,
 } from "./vies-wire.ts";
 
 export const VIES_SERVICE_PATH = "/taxation_customs/vies/services/checkVatService";
+export const VIES_REST_CHECK_PATH = "/taxation_customs/vies/rest-api/check-vat-number";
 export const VIES_STATUS_PATH = "/taxation_customs/vies/rest-api/check-status";
+
+/** The two front doors to the same checks. */
+export type ViesDoor = "soap" | "rest";
 
 /** Every faultstring VIES is known to send (current WSDL, test service), plus the pre-2021 `SERVER_BUSY`. */
 export const VIES_FAULT_STRINGS = [
@@ -44,13 +54,14 @@ export const VIES_FAULT_STRINGS = [
 
 export type ViesFaultString = (typeof VIES_FAULT_STRINGS)[number];
 
-/** How the fake answers a SOAP call instead of looking the number up. */
+/** How the fake answers a check instead of looking the number up, in the wire format of the door asked. */
 export type ViesBehaviour =
   /**
-   * A SOAP fault with this faultstring (a ViesFaultString, or anything else to test unknown codes).
+   * VIES's error code (a ViesFaultString, a REST-only `VOW-ERR-*`, or anything else to test
+   * unknown codes): a SOAP fault with it as the faultstring, a REST `errorWrappers` entry.
    * HTTP 200 by default, as VIES answers since 2022; 500 by default for the pre-2022 `soap` style.
    */
-  | { kind: "fault"; fault: string; status?: 200 | 500; style?: "env" | "soap" }
+  | { kind: "fault"; fault: string; status?: 200 | 400 | 500; style?: "env" | "soap" }
   /** WebLogic's HTML page for 500, a proxy page for 502/503/504. */
   | { kind: "html"; status: 500 | 502 | 503 | 504 }
   /** Any body, for garbage and foreign formats. */
@@ -85,7 +96,9 @@ export type ViesRegistryEntry = {
 };
 
 export type ViesCall = {
-  operation: ViesOperation | null;
+  door: ViesDoor;
+  /** The SOAP operation; `check-vat-number` through the REST door; null when unreadable. */
+  operation: ViesOperation | "check-vat-number" | null;
   countryCode: string | null;
   vatNumber: string | null;
   requester: { countryCode: string; vatNumber: string } | null;
@@ -96,8 +109,9 @@ export type ViesCall = {
 };
 
 export type ViesCalls = {
-  /** SOAP requests received, readable or not. */
+  /** Check requests received through either door, readable or not. */
   total: number;
+  byDoor: Record<ViesDoor, number>;
   byCountry: Record<string, number>;
   log: ViesCall[];
   /** The most requests for one member state that were in flight at the same time. */
@@ -122,10 +136,12 @@ export type ViesFake = {
   setRegistry(entries: Record<string, ViesRegistryEntry>): void;
   addNumber(prefix: string, number: string, entry: ViesRegistryEntry): void;
   /**
-   * Applies `behaviour` to calls for `prefix` (or `"*"`: every prefix). With `times`, only the
-   * next `times` calls, after which the previous behaviour (or the registry) answers again.
+   * Applies `behaviour` to calls for `prefix` (or `"*"`: every prefix), through `door` or, by
+   * default, through either (VIES or the member state failing, whichever door is asked). With
+   * `times`, only the next `times` calls, after which the previous behaviour (or the registry)
+   * answers again. A door's own behaviour goes before one set for both.
    */
-  setBehaviour(prefix: string, behaviour: ViesBehaviour, options?: { times?: number }): void;
+  setBehaviour(prefix: string, behaviour: ViesBehaviour, options?: { times?: number; door?: ViesDoor }): void;
   clearBehaviour(prefix: string): void;
   /** A latency for every call, or per prefix (`{ DE: 800, "*": 50 }`). */
   setLatency(latency: number | Record<string, number>): void;
@@ -193,7 +209,7 @@ function approximateCodes(
   const code = (field: TraderField): MatchCode => {
     const given = sent[field];
     const registered = held[field];
-    if (!APPROX_MATCHING.has(countryCode) || given === undefined || registered === undefined) return 3;
+    if (!APPROX_MATCHING.has(countryCode) || !given?.trim() || registered === undefined) return 3;
     return folded(given) === folded(registered) ? 1 : 2;
   };
   return {
@@ -213,8 +229,10 @@ const SOAP_HEADERS = { "Content-Type": "text/xml; charset=UTF-8", Server: "Europ
 type BehaviourSlot = { persistent: ViesBehaviour | null; upcoming: ViesBehaviour[] };
 
 function emptyCalls(): ViesCalls {
-  return { total: 0, byCountry: {}, log: [], maxInFlight: {}, status: 0 };
+  return { total: 0, byDoor: { soap: 0, rest: 0 }, byCountry: {}, log: [], maxInFlight: {}, status: 0 };
 }
+
+const REST_HEADERS = { "Content-Type": "application/json", Server: "Europa" };
 
 function readBody(request: IncomingMessage): Promise<string> {
   return new Promise((resolve, reject) => {
@@ -250,6 +268,39 @@ function soapFault(fault: string, status = 200, style: "env" | "soap" = "env"): 
   return { status, headers: SOAP_HEADERS, body: faultEnvelope(fault, style, "Server") };
 }
 
+/** An error through the REST door: VIES's `CommonResponse`, HTTP 200 unless said otherwise. */
+function restFault(error: string, status = 200): Reply {
+  return { status, headers: REST_HEADERS, body: jacksonStringify(restError(error)) };
+}
+
+/** An error of the back end, in the wire format of the door asked. */
+function faultThrough(door: ViesDoor, error: string, status?: number): Reply {
+  return door === "soap" ? soapFault(error, status) : restFault(error, status);
+}
+
+/** A check as either door received it, in the fake's own terms. */
+type CheckCall = {
+  countryCode: string;
+  vatNumber: string;
+  requester: { countryCode: string; vatNumber: string } | null;
+  trader: TraderFields;
+};
+
+/** What VIES's back end makes of a check, whichever door it came through. */
+type Verdict =
+  | { kind: "error"; error: string }
+  | {
+      kind: "answer";
+      valid: boolean;
+      /** As the register discloses them; `---` (or empty) when not. */
+      name: string;
+      address: string;
+      /** Whether the member state disclosed nothing (DE, ES). */
+      masked: boolean;
+      requestIdentifier: string;
+      codes: Record<TraderField, MatchCode>;
+    };
+
 function resetSocket(socket: Socket): void {
   // resetAndDestroy sends a TCP RST, which is what a dropped connection looks like to a client.
   if (typeof socket.resetAndDestroy === "function") socket.resetAndDestroy();
@@ -277,16 +328,18 @@ export async function startViesFake(options: ViesFakeOptions = {}): Promise<Vies
   }
   setRegistry(initialRegistry);
 
-  function slot(prefix: string): BehaviourSlot {
-    const existing = behaviours.get(prefix);
+  /** Behaviours by door (`soap`, `rest`, or `both`) and prefix: `rest NL`, `both *`. */
+  function slot(door: ViesDoor | "both", prefix: string): BehaviourSlot {
+    const key = `${door} ${prefix}`;
+    const existing = behaviours.get(key);
     if (existing) return existing;
     const created: BehaviourSlot = { persistent: null, upcoming: [] };
-    behaviours.set(prefix, created);
+    behaviours.set(key, created);
     return created;
   }
 
-  function takeBehaviour(prefix: string): ViesBehaviour | null {
-    for (const key of [prefix, "*"]) {
+  function takeBehaviour(door: ViesDoor, prefix: string): ViesBehaviour | null {
+    for (const key of [`${door} ${prefix}`, `both ${prefix}`, `${door} *`, "both *"]) {
       const found = behaviours.get(key);
       const next = found?.upcoming.shift() ?? found?.persistent;
       if (next) return next;
@@ -294,22 +347,25 @@ export async function startViesFake(options: ViesFakeOptions = {}): Promise<Vies
     return null;
   }
 
-  function record(request: IncomingMessage, parsed: ViesSoapRequest | null): void {
+  function record(
+    door: ViesDoor,
+    request: IncomingMessage,
+    call: CheckCall | null,
+    operation: ViesCall["operation"],
+  ): void {
     calls.total += 1;
-    const requesterGiven =
-      parsed !== null && (parsed.requesterCountryCode !== "" || parsed.requesterVatNumber !== "");
+    calls.byDoor[door] += 1;
     calls.log.push({
-      operation: parsed?.operation ?? null,
-      countryCode: parsed?.countryCode ?? null,
-      vatNumber: parsed?.vatNumber ?? null,
-      requester: requesterGiven
-        ? { countryCode: parsed.requesterCountryCode, vatNumber: parsed.requesterVatNumber }
-        : null,
-      trader: parsed?.trader ?? {},
+      door,
+      operation,
+      countryCode: call?.countryCode ?? null,
+      vatNumber: call?.vatNumber ?? null,
+      requester: call?.requester ?? null,
+      trader: call?.trader ?? {},
       contentType: request.headers["content-type"] ?? null,
       soapAction: typeof request.headers.soapaction === "string" ? request.headers.soapaction : null,
     });
-    if (parsed) calls.byCountry[parsed.countryCode] = (calls.byCountry[parsed.countryCode] ?? 0) + 1;
+    if (call) calls.byCountry[call.countryCode] = (calls.byCountry[call.countryCode] ?? 0) + 1;
   }
 
   /** Tracks the call as in flight until its response is finished or its connection is gone. */
@@ -321,43 +377,82 @@ export async function startViesFake(options: ViesFakeOptions = {}): Promise<Vies
     return count;
   }
 
-  /** The business answer: input checks, then the registry. */
-  function answer(call: ViesSoapRequest): Reply {
-    const { operation, countryCode, vatNumber, trader } = call;
+  /** The back end's answer, the same through both doors: input checks, then the registry. */
+  function check(call: CheckCall): Verdict {
+    const { countryCode, vatNumber, requester, trader } = call;
     if (!VIES_COUNTRY_SET.has(countryCode) || !VAT_NUMBER_PATTERN.test(vatNumber)) {
-      return soapFault("INVALID_INPUT");
+      return { kind: "error", error: "INVALID_INPUT" };
     }
-    const requesterGiven = call.requesterCountryCode !== "" || call.requesterVatNumber !== "";
+    // The requester's number goes without its prefix (R7: `IE6388047V` is refused, `6388047V` taken).
     if (
-      requesterGiven &&
-      (!VIES_COUNTRY_SET.has(call.requesterCountryCode) || !VAT_NUMBER_PATTERN.test(call.requesterVatNumber))
+      requester !== null &&
+      (!VIES_COUNTRY_SET.has(requester.countryCode) ||
+        !VAT_NUMBER_PATTERN.test(requester.vatNumber) ||
+        requester.vatNumber.startsWith(requester.countryCode))
     ) {
-      return soapFault("INVALID_REQUESTER_INFO");
+      return { kind: "error", error: "INVALID_REQUESTER_INFO" };
     }
     const entry = registry.get(countryCode + vatNumber);
     const valid = entry?.valid ?? false;
     const undisclosed = valid ? "---" : EMPTY_WHEN_INVALID.has(countryCode) ? "" : "---";
     const masked = valid && NON_DISCLOSING.has(countryCode);
-    const traderSent = Object.keys(trader).length > 0;
-    const { name: sentName, ...echoes } = trader;
+    return {
+      kind: "answer",
+      valid,
+      name: masked ? "---" : (entry?.name ?? undisclosed),
+      address: masked ? "---" : (entry?.address ?? undisclosed),
+      masked,
+      requestIdentifier: valid && requester !== null ? newRequestIdentifier() : "",
+      codes: approximateCodes(countryCode, valid ? entry : undefined, trader),
+    };
+  }
+
+  function soapAnswer(call: CheckCall, operation: ViesOperation, verdict: Verdict): Reply {
+    if (verdict.kind === "error") return soapFault(verdict.error);
+    const traderSent = Object.keys(call.trader).length > 0;
+    const { name: sentName, ...echoes } = call.trader;
     const body = answerEnvelope({
       operation,
-      countryCode,
-      vatNumber,
+      countryCode: call.countryCode,
+      vatNumber: call.vatNumber,
       requestDate: brusselsRequestDate(now()),
-      valid,
+      valid: verdict.valid,
       // A state that discloses nothing hands back the name it was sent (the ES sample).
-      name: masked ? (traderSent ? (sentName ?? "---") : "---") : (entry?.name ?? undisclosed),
-      address: masked ? (traderSent ? null : "---") : (entry?.address ?? undisclosed),
-      requestIdentifier: valid && requesterGiven ? newRequestIdentifier() : "",
+      name: verdict.masked && traderSent ? (sentName ?? "---") : verdict.name,
+      address: verdict.masked && traderSent ? null : verdict.address,
+      requestIdentifier: verdict.requestIdentifier,
       echoes,
-      ...(traderSent && { codes: approximateCodes(countryCode, valid ? entry : undefined, trader) }),
+      ...(traderSent && { codes: verdict.codes }),
     });
     return { status: 200, headers: SOAP_HEADERS, body };
   }
 
+  function restReply(call: CheckCall, verdict: Verdict): Reply {
+    if (verdict.kind === "error") return restFault(verdict.error);
+    const echo = (field: TraderField) => call.trader[field] ?? (verdict.masked ? null : "---");
+    const answer = restAnswer({
+      countryCode: call.countryCode,
+      vatNumber: call.vatNumber,
+      requestDate: new Date(now()).toISOString(),
+      valid: verdict.valid,
+      requestIdentifier: verdict.requestIdentifier,
+      name: verdict.name,
+      address: verdict.address,
+      echoes: {
+        name: echo("name"),
+        street: echo("street"),
+        postcode: echo("postcode"),
+        city: echo("city"),
+        companyType: echo("companyType"),
+      },
+      codes: verdict.codes,
+    });
+    return { status: 200, headers: REST_HEADERS, body: jacksonStringify(answer) };
+  }
+
   /** Plays a behaviour: a reply to send, or null when the connection was handled (or parked) here. */
   function perform(
+    door: ViesDoor,
     behaviour: ViesBehaviour,
     request: IncomingMessage,
     response: ServerResponse,
@@ -365,15 +460,17 @@ export async function startViesFake(options: ViesFakeOptions = {}): Promise<Vies
     const socket = request.socket;
     switch (behaviour.kind) {
       case "fault":
-        return soapFault(
-          behaviour.fault,
-          behaviour.status ?? (behaviour.style === "soap" ? 500 : 200),
-          behaviour.style,
-        );
+        return door === "soap"
+          ? soapFault(
+              behaviour.fault,
+              behaviour.status ?? (behaviour.style === "soap" ? 500 : 200),
+              behaviour.style,
+            )
+          : restFault(behaviour.fault, behaviour.status);
       case "html":
         return html(
           behaviour.status,
-          behaviour.status === 500 ? WEBLOGIC_500_PAGE : proxyErrorPage(behaviour.status),
+          behaviour.status === 500 && door === "soap" ? WEBLOGIC_500_PAGE : proxyErrorPage(behaviour.status),
         );
       case "body":
         return {
@@ -385,7 +482,7 @@ export async function startViesFake(options: ViesFakeOptions = {}): Promise<Vies
         parked.add(socket);
         return null;
       case "stall":
-        response.writeHead(200, SOAP_HEADERS);
+        response.writeHead(200, door === "soap" ? SOAP_HEADERS : REST_HEADERS);
         response.flushHeaders();
         parked.add(socket);
         return null;
@@ -393,9 +490,13 @@ export async function startViesFake(options: ViesFakeOptions = {}): Promise<Vies
         resetSocket(socket);
         return null;
       case "truncate": {
-        const body = faultEnvelope("SERVICE_UNAVAILABLE", "env", "Server");
+        const body =
+          door === "soap"
+            ? faultEnvelope("SERVICE_UNAVAILABLE", "env", "Server")
+            : jacksonStringify(restError("SERVICE_UNAVAILABLE"));
+        const contentType = door === "soap" ? SOAP_HEADERS["Content-Type"] : REST_HEADERS["Content-Type"];
         socket.write(
-          `HTTP/1.1 200 OK\r\nContent-Type: text/xml; charset=UTF-8\r\nContent-Length: ${body.length}\r\n\r\n` +
+          `HTTP/1.1 200 OK\r\nContent-Type: ${contentType}\r\nContent-Length: ${body.length}\r\n\r\n` +
             body.slice(0, body.length / 2),
         );
         socket.destroy();
@@ -407,32 +508,83 @@ export async function startViesFake(options: ViesFakeOptions = {}): Promise<Vies
     }
   }
 
+  /**
+   * What both doors do once a check is read: the member state's concurrency limit, then a
+   * behaviour set for it (this door's first), its latency, and the back end's answer.
+   */
+  async function serve(
+    door: ViesDoor,
+    call: CheckCall,
+    request: IncomingMessage,
+    response: ServerResponse,
+    render: (verdict: Verdict) => Reply,
+  ): Promise<Reply | null> {
+    const prefix = call.countryCode;
+    const concurrent = enter(prefix, response);
+    const limit = limits.get(prefix) ?? limits.get("*");
+    if (limit !== undefined && concurrent > limit) return faultThrough(door, "MS_MAX_CONCURRENT_REQ");
+    const behaviour = takeBehaviour(door, prefix);
+    if (behaviour?.kind === "hang") return perform(door, behaviour, request, response);
+    const delay = latency.get(prefix) ?? latency.get("*") ?? 0;
+    if (delay > 0) await Bun.sleep(delay);
+    if (response.destroyed) return null;
+    return behaviour ? perform(door, behaviour, request, response) : render(check(call));
+  }
+
   async function handleSoap(request: IncomingMessage, response: ServerResponse): Promise<Reply | null> {
     const xml = await readBody(request);
     const contentType = request.headers["content-type"] ?? "";
     const soapAction = String(request.headers.soapaction ?? "").replace(/^"|"$/g, "");
     const readable = request.method === "POST" && contentType.startsWith("text/xml");
     const parsed = readable ? parseSoapRequest(xml) : null;
-    const call = parsed !== null && "operation" in parsed ? parsed : null;
-    record(request, call);
+    const soap = parsed !== null && "operation" in parsed ? parsed : null;
+    const requesterGiven =
+      soap !== null && (soap.requesterCountryCode !== "" || soap.requesterVatNumber !== "");
+    const call: CheckCall | null = soap && {
+      countryCode: soap.countryCode,
+      vatNumber: soap.vatNumber,
+      requester: requesterGiven
+        ? { countryCode: soap.requesterCountryCode, vatNumber: soap.requesterVatNumber }
+        : null,
+      trader: soap.trader,
+    };
+    record("soap", request, call, soap?.operation ?? null);
     if (!readable) return html(500, WEBLOGIC_500_PAGE);
     if (soapAction !== "")
       return soapFault(`The given SOAPAction ${soapAction} does not match an operation.`, 500);
-    if (call === null) {
+    if (soap === null || call === null) {
       const message =
         parsed !== null && "clientError" in parsed ? parsed.clientError : "Error reading XMLStreamReader.";
       return { status: 500, headers: SOAP_HEADERS, body: faultEnvelope(message, "env", "Client") };
     }
-    const prefix = call.countryCode;
-    const concurrent = enter(prefix, response);
-    const limit = limits.get(prefix) ?? limits.get("*");
-    if (limit !== undefined && concurrent > limit) return soapFault("MS_MAX_CONCURRENT_REQ");
-    const behaviour = takeBehaviour(prefix);
-    if (behaviour?.kind === "hang") return perform(behaviour, request, response);
-    const delay = latency.get(prefix) ?? latency.get("*") ?? 0;
-    if (delay > 0) await Bun.sleep(delay);
-    if (response.destroyed) return null;
-    return behaviour ? perform(behaviour, request, response) : answer(call);
+    return serve("soap", call, request, response, (verdict) => soapAnswer(call, soap.operation, verdict));
+  }
+
+  async function handleRest(request: IncomingMessage, response: ServerResponse): Promise<Reply | null> {
+    const text = await readBody(request);
+    const contentType = request.headers["content-type"] ?? "";
+    const parsed =
+      request.method === "POST" && contentType.startsWith("application/json") ? parseRestRequest(text) : null;
+    const { requesterMemberStateCode: requesterCountry = "", requesterNumber = "" } = parsed ?? {};
+    const call: CheckCall | null = parsed && {
+      countryCode: parsed.countryCode,
+      vatNumber: parsed.vatNumber,
+      requester:
+        requesterCountry !== "" && requesterNumber !== ""
+          ? { countryCode: requesterCountry, vatNumber: requesterNumber }
+          : null,
+      trader: parsed.trader,
+    };
+    record("rest", request, call, call ? "check-vat-number" : null);
+    if (request.method !== "POST")
+      return json(405, springError(405, "Method Not Allowed", VIES_REST_CHECK_PATH, now()));
+    if (!contentType.startsWith("application/json")) {
+      return json(415, springError(415, "Unsupported Media Type", VIES_REST_CHECK_PATH, now()));
+    }
+    if (call === null) return json(400, springError(400, "Bad Request", VIES_REST_CHECK_PATH, now()));
+    // One requester field without the other is refused before the check (R7).
+    if ((requesterCountry === "") !== (requesterNumber === "")) return restFault("VOW-ERR-11", 400);
+    return serve("rest", call, request, response, (verdict) => restReply(call, verdict));
   }
 
   function statusReply(request: IncomingMessage): Reply | null {
@@ -466,8 +618,9 @@ export async function startViesFake(options: ViesFakeOptions = {}): Promise<Vies
 
   const server = createServer((request, response) => {
     const path = new URL(request.url ?? "/", "http://fake").pathname;
-    if (path === VIES_SERVICE_PATH) {
-      handleSoap(request, response).then(
+    if (path === VIES_SERVICE_PATH || path === VIES_REST_CHECK_PATH) {
+      const handle = path === VIES_SERVICE_PATH ? handleSoap : handleRest;
+      handle(request, response).then(
         (reply) => send(response, reply),
         () => resetSocket(request.socket),
       );
@@ -501,12 +654,12 @@ export async function startViesFake(options: ViesFakeOptions = {}): Promise<Vies
       registry.set(prefix + number, entry);
     },
     setBehaviour(prefix, behaviour, behaviourOptions = {}) {
-      const target = slot(prefix);
+      const target = slot(behaviourOptions.door ?? "both", prefix);
       if (behaviourOptions.times === undefined) target.persistent = behaviour;
       else for (let i = 0; i < behaviourOptions.times; i += 1) target.upcoming.push(behaviour);
     },
     clearBehaviour(prefix) {
-      behaviours.delete(prefix);
+      for (const door of ["soap", "rest", "both"]) behaviours.delete(`${door} ${prefix}`);
     },
     setLatency(value) {
       if (typeof value === "number") {

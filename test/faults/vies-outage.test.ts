@@ -1,5 +1,5 @@
 import { describe, expect, setDefaultTimeout, test } from "bun:test";
-import type { ViesBehaviour } from "../fakes/vies.ts";
+import type { ViesBehaviour, ViesDoor } from "../fakes/vies.ts";
 import { faultRigForDescribe } from "../support/fault-rig.ts";
 import { seedFrom } from "../support/prng.ts";
 import {
@@ -14,16 +14,38 @@ setDefaultTimeout(90_000);
 
 const SEED = seedFrom("FAULT_SEED");
 
-type Phase = { name: string; behaviour: ViesBehaviour | null; ms: number; freshOutcome: RegExp };
+/** `door`: the behaviour breaks that door only, and the other one answers. */
+type Phase = {
+  name: string;
+  behaviour: ViesBehaviour | null;
+  door?: ViesDoor;
+  ms: number;
+  freshOutcome: RegExp;
+};
 
 /**
  * VIES failing in its three ways — down, hanging, throttling — under sustained load, then
  * back. Numbers never checked before get 503 with the code of the failure (and
  * Retry-After); numbers checked before are answered from their last-known-good copy
- * (`stale: true`) once their 1-second freshness has run out; none of it is billed.
+ * (`stale: true`) once their 1-second freshness has run out; none of it is billed. With one
+ * door down and the other working, everything is answered as usual.
  */
 const PHASES: Phase[] = [
   { name: "normal", behaviour: null, ms: 1500, freshOutcome: /^200$/ },
+  {
+    name: "SOAP door down",
+    behaviour: { kind: "reset" },
+    door: "soap",
+    ms: 1500,
+    freshOutcome: /^200$/,
+  },
+  {
+    name: "REST door down",
+    behaviour: { kind: "html", status: 503 },
+    door: "rest",
+    ms: 1500,
+    freshOutcome: /^200$/,
+  },
   {
     name: "down",
     behaviour: { kind: "fault", fault: "SERVICE_UNAVAILABLE" },
@@ -66,7 +88,8 @@ describe.if(Boolean(process.env.DATABASE_URL))("VIES down, hanging and throttlin
       for (const phase of PHASES) {
         rig.vies.reset();
         rig.vies.setLatency(20);
-        if (phase.behaviour) rig.vies.setBehaviour("*", phase.behaviour);
+        if (phase.behaviour)
+          rig.vies.setBehaviour("*", phase.behaviour, phase.door ? { door: phase.door } : {});
         const from = traffic.elapsed();
         await Bun.sleep(phase.ms);
         spans.push({ phase, from, to: traffic.elapsed() });
@@ -107,7 +130,7 @@ describe.if(Boolean(process.env.DATABASE_URL))("VIES down, hanging and throttlin
       expect(
         cached.filter((answer) => answer.status !== 200).map((answer) => label + outcome(answer)),
       ).toEqual([]);
-      if (phase.behaviour) {
+      if (phase.behaviour && !phase.door) {
         expect(fresh.filter((answer) => answer.retryAfter === null)).toEqual([]);
         // How many cached answers fall in a phase depends on how long the fresh requests of the
         // same closed loops wait (up to the 1.5 s deadline), so a few at least, not a share.

@@ -61,7 +61,7 @@ describe("the request log", () => {
       vat: { country: "NL", outcome: "fresh", source: "vies", valid: true },
     });
     expect(typeof lines[0]?.duration_ms).toBe("number");
-    expect(lines[0]?.upstream).toMatchObject({ attempts: 1 });
+    expect(lines[0]?.upstream).toMatchObject({ attempts: 1, path: "soap" });
     const everything = JSON.stringify(harness.logs);
     expect(everything).not.toContain(IBAN);
     expect(everything).not.toContain(key.secret);
@@ -98,7 +98,12 @@ describe("GET /metrics", () => {
     expect(delta("http_request_duration_seconds_count", { route: "/validate", method: "POST" })).toBe(3);
     expect(delta("billed_units_total", { plan: "pro" })).toBe(1);
     expect(
-      delta("vat_upstream_calls_total", { authority: "vies", member_state: "BE", outcome: "valid" }),
+      delta("vat_upstream_calls_total", {
+        authority: "vies",
+        member_state: "BE",
+        outcome: "valid",
+        path: "soap",
+      }),
     ).toBe(1);
     expect(delta("vat_upstream_call_duration_seconds_count", { authority: "vies", member_state: "BE" })).toBe(
       1,
@@ -109,6 +114,27 @@ describe("GET /metrics", () => {
     expect(delta("vat_cache_lookups_total", { result: "hit" })).toBe(1);
     expect(delta("limit_rejections_total", { reason: "quota_exceeded" })).toBe(1);
     expect(after).toContain("process_resident_memory_bytes");
+  });
+
+  test("VIES calls are counted by the door that answered, and the log line names it", async () => {
+    harness.vies.setBehaviour("LU", { kind: "html", status: 503 }, { door: "soap" });
+    try {
+      const before = await scrape();
+      const linesBefore = (await requestLines()).length;
+      const { secret } = await harness.createKey("pro");
+      const response = await harness.validate<ValidateResponse>(secret, { vat: "LU20260743" });
+      expect(response.body.vat?.valid).toBe(true);
+      const after = await scrape();
+      const labels = { authority: "vies", member_state: "LU", outcome: "valid" };
+      expect(sample(after, "vat_upstream_calls_total", { ...labels, path: "rest" })).toBe(
+        sample(before, "vat_upstream_calls_total", { ...labels, path: "rest" }) + 1,
+      );
+      expect(sample(after, "vat_upstream_calls_total", { ...labels, path: "soap" })).toBe(0);
+      const [line] = (await requestLines()).slice(linesBefore);
+      expect(line?.upstream).toMatchObject({ attempts: 1, path: "rest" });
+    } finally {
+      harness.vies.clearBehaviour("LU");
+    }
   });
 
   test("is off when no token is configured: billing and failure figures are nobody's business", async () => {

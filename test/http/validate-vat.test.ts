@@ -259,6 +259,27 @@ describe("GET /status", () => {
     expect(harness.vies.calls.status).toBe(1);
   });
 
+  test("VIES_PROTOCOL=rest: every check through the REST door, the same answer", async () => {
+    const local = await startHarness({ env: { VIES_PROTOCOL: "rest" } });
+    try {
+      const { secret } = await local.createKey("pro");
+      local.vies.setBehaviour("*", { kind: "html", status: 503 }, { door: "soap" });
+      const response = await local.validate<ValidateResponse>(secret, { vat: "NL854265259B01" });
+      expect({ status: response.status, vat: response.body.vat }).toMatchObject({
+        status: 200,
+        vat: {
+          valid: true,
+          name: "GITHUB B.V.",
+          address: "VIJZELSTRAAT 00068\n1017HL AMSTERDAM",
+          source: "vies",
+        },
+      });
+      expect(local.vies.calls.byDoor).toEqual({ soap: 0, rest: 1 });
+    } finally {
+      await local.close();
+    }
+  });
+
   test("an unreachable status endpoint → 503 service_unavailable", async () => {
     const local = await startHarness();
     try {

@@ -79,7 +79,7 @@ export async function checkWith(service: VatService, input: string, match?: Matc
     result: plan.result,
     fresh: false,
     retryAfterSeconds: null,
-    upstream: { attempts: 0, ms: 0, detail: null, shared: false },
+    upstream: { attempts: 0, ms: 0, detail: null, shared: false, path: null },
     phase: "plan",
   };
 }

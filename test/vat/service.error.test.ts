@@ -11,53 +11,70 @@ const harness = serviceHarnesses();
 
 const faultOf = (fault: string): ViesBehaviour => ({ kind: "fault", fault });
 
-/** Every outage shape, what it must be answered with, and how many calls the retry policy makes. */
-const OUTAGES: Array<{ name: string; behaviour: ViesBehaviour; code: string; attempts: number }> = [
-  {
-    name: "MS_UNAVAILABLE",
-    behaviour: faultOf("MS_UNAVAILABLE"),
-    code: "member_state_unavailable",
-    attempts: 1,
-  },
-  { name: "TIMEOUT", behaviour: faultOf("TIMEOUT"), code: "member_state_unavailable", attempts: 3 },
-  {
-    name: "SERVICE_UNAVAILABLE",
-    behaviour: faultOf("SERVICE_UNAVAILABLE"),
-    code: "service_unavailable",
-    attempts: 3,
-  },
-  {
-    name: "MS_MAX_CONCURRENT_REQ",
-    behaviour: faultOf("MS_MAX_CONCURRENT_REQ"),
-    code: "upstream_rate_limited",
-    attempts: 3,
-  },
-  {
-    name: "GLOBAL_MAX_CONCURRENT_REQ",
-    behaviour: faultOf("GLOBAL_MAX_CONCURRENT_REQ"),
-    code: "upstream_rate_limited",
-    attempts: 3,
-  },
-  { name: "IP_BLOCKED", behaviour: faultOf("IP_BLOCKED"), code: "service_unavailable", attempts: 1 },
-  { name: "VAT_BLOCKED", behaviour: faultOf("VAT_BLOCKED"), code: "service_unavailable", attempts: 1 },
-  { name: "an unknown fault", behaviour: faultOf("SOMETHING_NEW"), code: "service_unavailable", attempts: 1 },
-  {
-    name: "an HTML 503 page",
-    behaviour: { kind: "html", status: 503 },
-    code: "service_unavailable",
-    attempts: 1,
-  },
-  { name: "a connection reset", behaviour: { kind: "reset" }, code: "service_unavailable", attempts: 3 },
-  {
-    name: "bytes that are not HTTP",
-    behaviour: { kind: "garbage" },
-    code: "service_unavailable",
-    attempts: 3,
-  },
-];
+/**
+ * Every outage shape of both doors, what it must be answered with, and how many calls the retry
+ * policy makes; a failure of the SOAP door itself is asked again through REST (`doors: 2`).
+ */
+const OUTAGES: Array<{ name: string; behaviour: ViesBehaviour; code: string; attempts: number; doors?: 2 }> =
+  [
+    {
+      name: "MS_UNAVAILABLE",
+      behaviour: faultOf("MS_UNAVAILABLE"),
+      code: "member_state_unavailable",
+      attempts: 1,
+    },
+    { name: "TIMEOUT", behaviour: faultOf("TIMEOUT"), code: "member_state_unavailable", attempts: 3 },
+    {
+      name: "SERVICE_UNAVAILABLE",
+      behaviour: faultOf("SERVICE_UNAVAILABLE"),
+      code: "service_unavailable",
+      attempts: 3,
+    },
+    {
+      name: "MS_MAX_CONCURRENT_REQ",
+      behaviour: faultOf("MS_MAX_CONCURRENT_REQ"),
+      code: "upstream_rate_limited",
+      attempts: 3,
+    },
+    {
+      name: "GLOBAL_MAX_CONCURRENT_REQ",
+      behaviour: faultOf("GLOBAL_MAX_CONCURRENT_REQ"),
+      code: "upstream_rate_limited",
+      attempts: 3,
+    },
+    { name: "IP_BLOCKED", behaviour: faultOf("IP_BLOCKED"), code: "service_unavailable", attempts: 1 },
+    { name: "VAT_BLOCKED", behaviour: faultOf("VAT_BLOCKED"), code: "service_unavailable", attempts: 1 },
+    {
+      name: "an unknown fault",
+      behaviour: faultOf("SOMETHING_NEW"),
+      code: "service_unavailable",
+      attempts: 1,
+    },
+    {
+      name: "an HTML 503 page",
+      behaviour: { kind: "html", status: 503 },
+      code: "service_unavailable",
+      attempts: 1,
+      doors: 2,
+    },
+    {
+      name: "a connection reset",
+      behaviour: { kind: "reset" },
+      code: "service_unavailable",
+      attempts: 3,
+      doors: 2,
+    },
+    {
+      name: "bytes that are not HTTP",
+      behaviour: { kind: "garbage" },
+      code: "service_unavailable",
+      attempts: 3,
+      doors: 2,
+    },
+  ];
 
 describe("VAT service: upstream faults with nothing cached", () => {
-  for (const { name, behaviour, code, attempts } of OUTAGES) {
+  for (const { name, behaviour, code, attempts, doors = 1 } of OUTAGES) {
     test(`${name} → ${code}, valid null, not billable, not cached`, async () => {
       const h = await harness();
       h.vies.setBehaviour("NL", behaviour);
@@ -75,7 +92,8 @@ describe("VAT service: upstream faults with nothing cached", () => {
         error: { code },
       });
       expect([fresh, retryAfterSeconds, upstream.attempts]).toEqual([false, 60, attempts]);
-      expect(h.vies.calls.total).toBe(attempts);
+      expect(h.vies.calls.total).toBe(attempts * doors);
+      expect(upstream.path).toBe(doors === 2 ? "rest" : "soap");
       // Nothing was cached: once VIES is back the number is asked again.
       h.vies.clearBehaviour("NL");
       const recovered = await h.check("NL854265259B01");
@@ -109,6 +127,45 @@ describe("VAT service: upstream faults with nothing cached", () => {
         attempts: 1,
       },
     ]);
+  });
+});
+
+describe("VAT service: one VIES door down while the other works", () => {
+  test("the SOAP door down: a fresh answer through REST, as any fresh answer", async () => {
+    const h = await harness();
+    h.vies.setBehaviour("*", { kind: "html", status: 503 }, { door: "soap" });
+    const { result, fresh, upstream } = await h.check("NL854265259B01");
+    expect({
+      valid: result.valid,
+      name: result.name,
+      cached: result.cached,
+      fresh,
+      path: upstream.path,
+    }).toEqual({
+      valid: true,
+      name: "GITHUB B.V.",
+      cached: false,
+      fresh: true,
+      path: "rest",
+    });
+    expect((await h.check("NL854265259B01")).phase).toBe("plan");
+  });
+
+  test("the REST door down: SOAP answers and REST is never asked", async () => {
+    const h = await harness();
+    h.vies.setBehaviour("*", { kind: "reset" }, { door: "rest" });
+    const { result, upstream } = await h.check("BE0244142664");
+    expect([result.valid, upstream.path, h.vies.calls.byDoor.rest]).toEqual([true, "soap", 0]);
+  });
+
+  test("the same VatResult, whichever door answered", async () => {
+    const through = async (door: "soap" | "rest") => {
+      const h = await harness({ requesterVat: "DE136695976" });
+      h.vies.setBehaviour("*", { kind: "reset" }, { door: door === "soap" ? "rest" : "soap" });
+      const { result } = await h.check("NL854265259B01", { name: "GitHub BV", city: "Amsterdam" });
+      return { ...result, consultation_number: result.consultation_number?.slice(0, 4) };
+    };
+    expect(await through("rest")).toEqual(await through("soap"));
   });
 });
 

@@ -47,3 +47,19 @@ export function mapViesFault(faultString: string): { fault: UpstreamFault; alert
   const { code, retryable, alert } = rule;
   return { fault: { kind: "fault", code, detail: faultString, retryable }, alert };
 }
+
+/** The REST API's own codes (VIES-on-the-Web): `VOW-ERR-11` for one requester field without the other, `VOW-ERR-1`… */
+const VOW_ERROR = /^VOW-ERR-\d{1,4}$/;
+
+/**
+ * Maps VIES's error code from either door: the SOAP faultstrings and the REST `errorWrappers`
+ * share one table; the REST-only `VOW-ERR-*` codes are our request being refused when they come
+ * with HTTP 400 (a human must look: `alert`), else the platform failing. Never a verdict.
+ */
+export function mapViesError(error: string, httpStatus: number): { fault: UpstreamFault; alert: boolean } {
+  if (!VOW_ERROR.test(error)) return mapViesFault(error);
+  return {
+    fault: { kind: "fault", code: "service_unavailable", detail: error, retryable: false },
+    alert: httpStatus === 400,
+  };
+}

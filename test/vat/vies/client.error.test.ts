@@ -20,6 +20,7 @@ const fault = (code: UpstreamFaultCode, detail: string, retryable: boolean): Ups
   code,
   detail,
   retryable,
+  path: "soap",
 });
 
 const EXPECTED: Record<ViesFaultString, UpstreamFault> = {
@@ -63,7 +64,7 @@ describe("SOAP faults never become verdicts", () => {
     expect(events).toEqual([
       {
         event: "vies.fault_needs_attention",
-        fields: { fault: "IP_BLOCKED", httpStatus: 200, countryCode: "NL" },
+        fields: { fault: "IP_BLOCKED", httpStatus: 200, countryCode: "NL", path: "soap" },
       },
     ]);
   });
@@ -82,7 +83,7 @@ describe("SOAP faults never become verdicts", () => {
     expect(events).toEqual([
       {
         event: "vies.fault_needs_attention",
-        fields: { fault: "SOMETHING_NEW", httpStatus: 200, countryCode: "NL" },
+        fields: { fault: "SOMETHING_NEW", httpStatus: 200, countryCode: "NL", path: "soap" },
       },
     ]);
   });
@@ -177,6 +178,7 @@ describe("outages that are not SOAP", () => {
     const client = createViesClient({
       baseUrl: "http://vies-fake.invalid",
       requesterVat: null,
+      protocol: "soap",
       clock: fixedClock,
     });
     expect(await client.check(GITHUB, options)).toEqual(fault("service_unavailable", "NETWORK", true));
@@ -185,7 +187,12 @@ describe("outages that are not SOAP", () => {
   test("connection refused → NETWORK", async () => {
     const stopped = await startViesFake();
     await stopped.stop();
-    const client = createViesClient({ baseUrl: stopped.baseUrl, requesterVat: null, clock: fixedClock });
+    const client = createViesClient({
+      baseUrl: stopped.baseUrl,
+      requesterVat: null,
+      protocol: "soap",
+      clock: fixedClock,
+    });
     expect(await client.check(GITHUB, options)).toEqual(fault("service_unavailable", "NETWORK", true));
   });
 });

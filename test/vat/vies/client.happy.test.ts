@@ -24,6 +24,7 @@ const REGISTERED: UpstreamVerdict = {
   consultationNumber: null,
   traderMatch: null,
   source: "vies",
+  path: "soap",
 };
 
 describe("checkVat (no requester configured)", () => {
@@ -37,6 +38,7 @@ describe("checkVat (no requester configured)", () => {
     await client.check({ prefix: "NL", number: "854265259B01" }, options);
     expect(fake.calls.log).toEqual([
       {
+        door: "soap",
         operation: "checkVat",
         countryCode: "NL",
         vatNumber: "854265259B01",
@@ -70,6 +72,7 @@ describe("checkVat (no requester configured)", () => {
       consultationNumber: null,
       traderMatch: null,
       source: "vies",
+      path: "soap",
     });
   });
 
@@ -115,6 +118,7 @@ describe("checkVat (no requester configured)", () => {
       code: "invalid_input",
       detail: "INVALID_INPUT",
       retryable: false,
+      path: "soap",
     });
   });
 
@@ -136,7 +140,12 @@ describe("checkVat (no requester configured)", () => {
   });
 
   test("a base URL with a trailing slash works", async () => {
-    const client = createViesClient({ baseUrl: `${fake.baseUrl}/`, requesterVat: null, clock: fixedClock });
+    const client = createViesClient({
+      baseUrl: `${fake.baseUrl}/`,
+      requesterVat: null,
+      protocol: "soap",
+      clock: fixedClock,
+    });
     expect(await client.check({ prefix: "NL", number: "854265259B01" }, options)).toMatchObject({
       valid: true,
     });
@@ -161,14 +170,9 @@ describe("checkVatApprox with trader details (approximate matching)", () => {
       address: null,
       checkedAt,
       consultationNumber: null,
-      traderMatch: {
-        name: "match",
-        companyType: "not_processed",
-        street: "match",
-        postcode: "match",
-        city: "mismatch",
-      },
+      traderMatch: { name: "match", street: "match", postcode: "match", city: "mismatch" },
       source: "vies",
+      path: "soap",
     });
     expect(fake.calls.log[0]).toMatchObject({ operation: "checkVatApprox", requester: null, trader });
   });
@@ -196,26 +200,17 @@ describe("checkVatApprox with trader details (approximate matching)", () => {
     const { client } = clientFor(fake);
     expect(
       await client.check({ prefix: "NL", number: "854265259B01", trader: { name: "GitHub" } }, options),
-    ).toEqual({
-      ...REGISTERED,
-      traderMatch: {
-        name: "not_processed",
-        companyType: "not_processed",
-        street: "not_processed",
-        postcode: "not_processed",
-        city: "not_processed",
-      },
-    });
+    ).toEqual({ ...REGISTERED, traderMatch: { name: "not_processed" } });
   });
 
-  test("a number not registered: every code NOT_PROCESSED", async () => {
+  test("a number not registered: NOT_PROCESSED for what was sent", async () => {
     const { client } = clientFor(fake);
     expect(
       await client.check({ prefix: "ES", number: "A13585625", trader: { name: "Acme" } }, options),
     ).toMatchObject({
       valid: false,
       name: null,
-      traderMatch: { name: "not_processed", city: "not_processed" },
+      traderMatch: { name: "not_processed" },
     });
   });
 });
@@ -275,6 +270,7 @@ describe("checkVatApprox (requester configured)", () => {
           requesterCountryCode: "DE",
           requesterVatNumber: "136695976",
           countryCode: "NL",
+          path: "soap",
           pausedForMs: REQUESTER_PAUSE_MS,
         },
       },
@@ -312,6 +308,7 @@ describe("checkVatApprox (requester configured)", () => {
       code: "member_state_unavailable",
       detail: "MS_UNAVAILABLE",
       retryable: false,
+      path: "soap",
     });
     expect(fake.calls.total).toBe(2);
   });

@@ -1,5 +1,11 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
-import { startViesFake, VIES_SERVICE_PATH, VIES_STATUS_PATH, type ViesFake } from "../../fakes/vies.ts";
+import {
+  startViesFake,
+  VIES_REST_CHECK_PATH,
+  VIES_SERVICE_PATH,
+  VIES_STATUS_PATH,
+  type ViesFake,
+} from "../../fakes/vies.ts";
 import { brusselsRequestDate, WEBLOGIC_500_PAGE } from "../../fakes/vies-wire.ts";
 import {
   CHECK_VAT_APPROX_ES_MATCHING,
@@ -10,6 +16,8 @@ import {
   CHECK_VAT_REQUEST,
   CHECK_VAT_VALID,
   FAULT_MS_MAX_CONCURRENT_REQ,
+  REST_CHECK_VALID,
+  REST_MS_UNAVAILABLE,
 } from "./samples.ts";
 
 /** The fake's sanity: what it sends must match the recorded VIES bytes, so client tests mean something. */
@@ -78,6 +86,42 @@ describe("answers byte for byte like the recordings", () => {
     expect(response.status).toBe(200);
     expect(response.headers.get("content-length")).toBe("221");
     expect(await response.text()).toBe(FAULT_MS_MAX_CONCURRENT_REQ);
+  });
+});
+
+describe("the REST door answers like the captures, from the same state as SOAP", () => {
+  const postRest = (body: unknown) =>
+    fetch(fake.baseUrl + VIES_REST_CHECK_PATH, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify(body),
+    });
+
+  test("the published success, field for field, in Jackson's layout", async () => {
+    const response = await postRest({ countryCode: "BE", vatNumber: "0244142664" });
+    expect(response.headers.get("content-type")).toBe("application/json");
+    const text = await response.text();
+    expect(text).toStartWith('{\n  "countryCode" : "BE",\n');
+    const published = JSON.parse(REST_CHECK_VALID) as Record<string, unknown>;
+    expect(JSON.parse(text)).toEqual({ ...published, requestDate: "2023-08-11T08:00:00.000Z" });
+  });
+
+  test("a member state's fault set once reaches whichever door asks first, as the captured envelope", async () => {
+    fake.setBehaviour("NL", { kind: "fault", fault: "MS_UNAVAILABLE" }, { times: 1 });
+    const response = await postRest({ countryCode: "NL", vatNumber: "854265259B01" });
+    expect([response.status, await response.text()]).toEqual([200, REST_MS_UNAVAILABLE]);
+    expect(await (await post(CHECK_VAT_REQUEST)).text()).toBe(CHECK_VAT_VALID);
+    expect(fake.calls.byDoor).toEqual({ soap: 1, rest: 1 });
+  });
+
+  test("one door broken, the other answering", async () => {
+    fake.setBehaviour("NL", { kind: "html", status: 503 }, { door: "soap" });
+    expect((await post(CHECK_VAT_REQUEST)).status).toBe(503);
+    expect(await (await postRest({ countryCode: "NL", vatNumber: "854265259B01" })).json()).toMatchObject({
+      valid: true,
+      name: "GITHUB B.V.",
+      address: "\nVIJZELSTRAAT 00068\n1017HL AMSTERDAM\n",
+    });
   });
 });
 
@@ -168,7 +212,14 @@ describe("behaviours and bookkeeping", () => {
     expect(fake.calls.total).toBe(1);
     fake.reset();
     expect(await pending).toBe("connection closed");
-    expect(fake.calls).toEqual({ total: 0, byCountry: {}, log: [], maxInFlight: {}, status: 0 });
+    expect(fake.calls).toEqual({
+      total: 0,
+      byDoor: { soap: 0, rest: 0 },
+      byCountry: {},
+      log: [],
+      maxInFlight: {},
+      status: 0,
+    });
     expect(await (await post(CHECK_VAT_REQUEST)).text()).toBe(CHECK_VAT_VALID);
   });
 

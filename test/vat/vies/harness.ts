@@ -1,6 +1,6 @@
 import type { Clock } from "../../../src/kernel/clock.ts";
 import type { VatUpstream } from "../../../src/vat/upstream.ts";
-import { createViesClient } from "../../../src/vat/vies/client.ts";
+import { createViesClient, type ViesProtocol } from "../../../src/vat/vies/client.ts";
 import type { ViesFake } from "../../fakes/vies.ts";
 
 /** The instant every client in these tests sees as "now". */
@@ -9,16 +9,18 @@ export const fixedClock: Clock = { now: () => NOW };
 
 export type LoggedEvent = { event: string; fields: Record<string, unknown> };
 
-/** A VIES client pointed at the fake, with its log lines captured. */
+/** A VIES client pointed at the fake, with its log lines captured; through the SOAP door unless told. */
 export function clientFor(
   fake: ViesFake,
   requesterVat: string | null = null,
   clock: Clock = fixedClock,
+  protocol: ViesProtocol = "soap",
 ): { client: VatUpstream; events: LoggedEvent[] } {
   const events: LoggedEvent[] = [];
   const client = createViesClient({
     baseUrl: fake.baseUrl,
     requesterVat,
+    protocol,
     clock,
     log: (event, fields) => events.push({ event, fields }),
   });

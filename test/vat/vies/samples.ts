@@ -72,3 +72,32 @@ export const CHECK_VAT_APPROX_ES_MATCHING = `<env:Envelope xmlns:env="http://sch
 
 /** [verbatim fault body, Content-Length 221 (§S1 Recruitee/viex lookup_requests_limit_reached.json)] */
 export const FAULT_MS_MAX_CONCURRENT_REQ = `<env:Envelope xmlns:env="http://schemas.xmlsoap.org/soap/envelope/"><env:Header/><env:Body><env:Fault><faultcode>env:Server</faultcode><faultstring>MS_MAX_CONCURRENT_REQ</faultstring></env:Fault></env:Body></env:Envelope>`;
+
+/** [published sample, REST check-vat-number success (VP §6, §S23 MichelMichels/ViesSharp README.md)] */
+export const REST_CHECK_VALID = `{
+  "countryCode": "BE",
+  "vatNumber": "0244142664",
+  "requestDate": "2024-04-23T08:04:10.919Z",
+  "valid": true,
+  "requestIdentifier": "",
+  "name": "NV OR De Vlaamse Radio- en Televisieomroeporganisatie",
+  "address": "Auguste Reyerslaan 52\\n1030 Schaarbeek",
+  "traderName": "---",
+  "traderStreet": "---",
+  "traderPostalCode": "---",
+  "traderCity": "---",
+  "traderCompanyType": "---",
+  "traderNameMatch": "NOT_PROCESSED",
+  "traderStreetMatch": "NOT_PROCESSED",
+  "traderPostalCodeMatch": "NOT_PROCESSED",
+  "traderCityMatch": "NOT_PROCESSED",
+  "traderCompanyTypeMatch": "NOT_PROCESSED"
+}`;
+
+/** [verbatim REST error, HTTP 200 (VP §6, §S24 jofme/D365FinanceToolbox#73 and §S16)] */
+export const REST_MS_UNAVAILABLE = `{
+  "actionSucceed" : false,
+  "errorWrappers" : [ {
+    "error" : "MS_UNAVAILABLE"
+  } ]
+}`;
