@@ -89,6 +89,8 @@ export const ConfigSchema = t.Object({
   BATCH_LEASE_SECONDS: t.Integer({ minimum: 2, maximum: 3600, default: 60 }),
   /** How often an idle instance looks for batch work (and webhook messages) in the database. */
   BATCH_POLL_MS: t.Integer({ minimum: 10, maximum: 60_000, default: 500 }),
+  /** Monitors' checks one instance works on at the same time (behind batch items for VIES's slots). */
+  MONITOR_CONCURRENCY: t.Integer({ minimum: 1, maximum: 1000, default: 64 }),
   /** Days a completed or cancelled batch, with its items, is kept. */
   BATCH_RETENTION_DAYS: t.Integer({ minimum: 1, default: 30 }),
   /** Days the record of a VAT check (GET /validations/{id}) is kept. */

@@ -24,6 +24,7 @@ import { type Database, pingDatabase } from "./kernel/db.ts";
 import { describeFailure } from "./kernel/failure.ts";
 import type { Logger } from "./kernel/log.ts";
 import type { Storage } from "./kernel/storage.ts";
+import { createMonitorChecker } from "./monitors/checker.ts";
 import { createMetrics, observedUpstream } from "./observability/metrics.ts";
 import { createKeyValueStore } from "./store/factory.ts";
 import type { KeyValueStore } from "./store/kv.ts";
@@ -41,9 +42,9 @@ export type Services = AppDeps & {
   database: Database;
   store: KeyValueStore;
   keyAdmin: KeyAdmin;
-  /** Starts the workers: batch items, webhook deliveries, retention sweeps. The server calls it once it listens. */
+  /** Starts the workers: batch items, monitors' checks, webhook deliveries, retention sweeps. The server calls it once it listens. */
   startBackgroundWork(): void;
-  /** Stops the workers; batch items under way get `graceMs` to finish. */
+  /** Stops the workers; batch items and checks under way get `graceMs` to finish. */
   stopBackgroundWork(graceMs: number): Promise<void>;
   /**
    * Stops the workers if they run, waits for pending meter commits, releases cut-off
@@ -61,7 +62,7 @@ export const IDEMPOTENCY_LEASE_MS = 10_000;
 /** How often old validation records, finished batches and expired idempotency keys are looked for. */
 const RETENTION_SWEEP_MS = 60 * 60 * 1000;
 
-/** The account of a key for the batch workers, trusted for `ttlMs`; null when the key is gone or revoked. */
+/** The account of a key for the background workers, trusted for `ttlMs`; null when the key is gone or revoked. */
 function accountsOf(
   keys: KeyStore,
   plans: ReturnType<typeof planCatalogue>,
@@ -194,15 +195,26 @@ export function createServices(
     leaseMs: config.BATCH_LEASE_SECONDS * 1000,
     soleWorker: database.kind === "pglite",
   };
+  const accounts = accountsOf(keys, plans, clock, config.KEY_CACHE_TTL_MS);
   const processor = createBatchProcessor({
     ...worker,
     iban,
     vat,
     meter,
-    account: accountsOf(keys, plans, clock, config.KEY_CACHE_TTL_MS),
+    account: accounts,
     concurrency: config.BATCH_CONCURRENCY,
     retryWindowSeconds: config.BATCH_RETRY_WINDOW_SECONDS,
     onFinished: (status, count) => metrics.batchItems.inc({ status }, count),
+  });
+  const checker = createMonitorChecker({
+    ...worker,
+    vat,
+    meter,
+    clock,
+    account: accounts,
+    concurrency: config.MONITOR_CONCURRENCY,
+    retryWindowSeconds: config.BATCH_RETRY_WINDOW_SECONDS,
+    onChecked: (outcome) => metrics.monitorChecks.inc({ outcome }),
   });
   const webhooks = createWebhookDelivery({
     ...worker,
@@ -233,7 +245,7 @@ export function createServices(
     records,
     idempotency,
     batches: { database, config, webhookPolicy, wake: () => processor.wake() },
-    monitors: { database, clock, config, webhookPolicy, wake: () => {} },
+    monitors: { database, clock, config, webhookPolicy, wake: () => checker.wake() },
     authenticator: new Authenticator({
       keys,
       plans,
@@ -254,13 +266,14 @@ export function createServices(
     startBackgroundWork() {
       background = true;
       processor.start();
+      checker.start();
       webhooks.start();
       retention.start();
     },
     async stopBackgroundWork(graceMs) {
       if (!background) return;
       background = false;
-      await Promise.all([processor.stop(graceMs), webhooks.stop(), retention.stop()]);
+      await Promise.all([processor.stop(graceMs), checker.stop(graceMs), webhooks.stop(), retention.stop()]);
     },
     async close() {
       await this.stopBackgroundWork(0);

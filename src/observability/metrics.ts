@@ -69,6 +69,12 @@ export function createMetrics() {
       labelNames: ["status"] as const,
       registers: [registry],
     }),
+    monitorChecks: new Counter({
+      name: "monitor_checks_total",
+      help: "Monitors' checks this instance took up, by outcome: answered, outage, quota, dropped or unscheduled",
+      labelNames: ["outcome"] as const,
+      registers: [registry],
+    }),
     keyLookups: new Counter({
       name: "key_lookups_total",
       help: "API keys looked up in the database (not held in process), by result: found or missing",

@@ -17,13 +17,19 @@ export type Caller = {
   urgent: () => boolean;
   /** Whose work it is (an API key): callers that are not urgent take turns by owner. */
   owner?: string;
+  /**
+   * Asked like `urgent`: whether it yields to every other caller that is not urgent either (a
+   * monitor's scheduled check behind batch items), until a caller of theirs joins its call.
+   */
+  last?: () => boolean;
 };
 
 const INTERACTIVE: Caller = { urgent: () => true };
 
 /**
  * Bounds concurrent work per key, with a wait for a slot in which urgent callers (interactive
- * requests) go before the others (batch items), and the others take turns by owner, so one
+ * requests) go before the others (batch items), those before the callers that go last
+ * (monitors' checks), and within each of the last two callers take turns by owner, so one
  * key's large batch does not keep another key's items waiting. The line of urgent callers is
  * bounded; the others are bounded by whoever sends them.
  */
@@ -42,15 +48,17 @@ type Waiter = { grant: (release: Release) => void; caller: Caller };
 type Line = { active: number; waiting: Waiter[]; served: Map<string, number>; grants: number };
 
 /**
- * The waiter a freed slot goes to: the longest-waiting urgent caller; else the longest waiter
- * of the owner served longest ago.
+ * The waiter a freed slot goes to: the longest-waiting urgent caller; else, among the callers
+ * that do not go last if there are any, the longest waiter of the owner served longest ago.
  */
 function nextWaiter(line: Line): number {
   const urgent = line.waiting.findIndex((waiter) => waiter.caller.urgent());
   if (urgent >= 0) return urgent;
-  let chosen = 0;
+  const before = line.waiting.some((waiter) => !waiter.caller.last?.());
+  let chosen = -1;
   let servedAt = Number.POSITIVE_INFINITY;
   line.waiting.forEach((waiter, index) => {
+    if (before && waiter.caller.last?.()) return;
     const at = line.served.get(waiter.caller.owner ?? "") ?? -1;
     if (at < servedAt) {
       servedAt = at;

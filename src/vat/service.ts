@@ -120,6 +120,11 @@ export type ResolveOptions = {
   staleFallback?: boolean;
   /** Whose background work it is (an API key): background calls take turns for slots by owner. */
   owner?: string;
+  /**
+   * Background work behind all other background work (a monitor's check): a member state's
+   * free slot goes to every waiting batch item first. Implies `background`.
+   */
+  lowest?: boolean;
 };
 
 export type VatPlan =
@@ -164,6 +169,9 @@ export interface VatService {
    */
   staleDuringKnownOutage(plan: UpstreamPlan): VatResult | null;
 }
+
+/** Who waits for a call in flight: anyone interactive (urgent), or only lowest work (last). */
+type Urgency = { urgent: boolean; last: boolean };
 
 /** GD and HA numbers carry letters; HMRC's lookup only takes the 9 or 12 digit forms. */
 const HMRC_CHECKABLE = /^\d+$/;
@@ -225,8 +233,8 @@ export function createVatService(options: VatServiceOptions): VatService {
   };
   const legalForms = options.legalForms ?? new LegalForms(readLegalFormData());
   const flights = createSingleflight<UpstreamCallReport>();
-  /** Per number in flight: whether anyone waiting for its call is interactive. */
-  const urgencies = new Map<string, { urgent: boolean }>();
+  /** Per number in flight: whether anyone waiting for its call is interactive, or only lowest work. */
+  const urgencies = new Map<string, Urgency>();
 
   /** The fault VIES's status reports for a number's member state (or VIES itself); the UK has none. */
   const reportedFault = (format: VatFormatOk): UpstreamFault | null => {
@@ -259,7 +267,7 @@ export function createVatService(options: VatServiceOptions): VatService {
     trader: TraderDetails | null,
     authority: VatUpstream,
     budget: Budget,
-    urgency: { urgent: boolean },
+    urgency: Urgency,
     owner: string | undefined,
   ): Promise<UpstreamCallReport> => {
     const { prefix, number, vatNumber } = format;
@@ -271,7 +279,7 @@ export function createVatService(options: VatServiceOptions): VatService {
         trader === null ? { prefix, number } : { prefix, number, trader },
         budget,
         { ...callOptions, upstream: authority },
-        { urgent: () => urgency.urgent, owner },
+        { urgent: () => urgency.urgent, last: () => urgency.last, owner },
       );
     } catch (error) {
       log.error("vat_upstream_threw", { prefix, ...describeFailure(error) });
@@ -357,23 +365,26 @@ export function createVatService(options: VatServiceOptions): VatService {
     async resolve(plan, resolveOptions = {}) {
       const started = performance.now();
       const { format, authority } = plan;
-      const background = resolveOptions.background === true;
+      const lowest = resolveOptions.lowest === true;
+      const background = resolveOptions.background === true || lowest;
       const lastKnownGood = resolveOptions.staleFallback === false ? null : plan.lastKnownGood;
       const budget = budgetFrom(plan.startedAt, background ? backgroundDeadlineMs : deadlineMs);
       const trader = traderFor(plan.match, format);
       // A call with trader details answers those details: only requests with the same ones share it.
       const key = trader === null ? format.vatNumber : `${format.vatNumber} ${JSON.stringify(trader)}`;
-      const urgency = { urgent: !background };
+      const urgency: Urgency = { urgent: !background, last: lowest };
       const flight = flights.run(key, () =>
         fly(format, trader, authority, budget, urgency, resolveOptions.owner).finally(() => {
           if (urgencies.get(key) === urgency) urgencies.delete(key);
         }),
       );
-      // An interactive request that joins a background call makes it urgent for a slot.
+      // An interactive request that joins a background call makes it urgent for a slot; a
+      // batch item that joins a monitor's check takes it out of the last place.
       if (!flight.shared) urgencies.set(key, urgency);
-      else if (!background) {
+      else {
         const joined = urgencies.get(key);
-        if (joined) joined.urgent = true;
+        if (joined && !background) joined.urgent = true;
+        if (joined && !lowest) joined.last = false;
       }
       // The flight keeps to its own budget; a joiner whose budget ends sooner stops waiting, and
       // so does an interactive request holding a copy to serve once it has waited `staleAfterMs`.

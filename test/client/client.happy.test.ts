@@ -140,18 +140,18 @@ describe("every route through the client", () => {
   });
 
   test("monitors: watched (one, a list, CSV), listed, read, changed, checked now, their events read, deleted", async () => {
-    const one = await api.POST("/monitors", { body: { vat: "IE6388047V", reference: "c-1" } });
+    const one = await api.POST("/monitors", { body: { vat: "DE811569869", reference: "c-1" } });
     expect(one.response.status).toBe(201);
     const monitor = one.data && "id" in one.data ? one.data : undefined;
     if (!monitor) throw new Error(`POST /monitors gave no monitor: ${JSON.stringify(one.data)}`);
     const list = await api.POST("/monitors", {
-      body: { items: [{ vat: "IE6388047V" }, { vat: "BE0244142664", interval_days: 7 }] },
+      body: { items: [{ vat: "DE811569869" }, { vat: "ESB83891812", interval_days: 7 }] },
     });
     expect(list.data && "created" in list.data ? list.data.created : null).toBe(1);
-    const csv = await api.POST("/monitors", csvBody("vat,reference\r\nLU20260743,c-3\r\n"));
+    const csv = await api.POST("/monitors", csvBody("vat,reference\r\nDK13585628,c-3\r\n"));
     expect(csv.response.status).toBe(201);
     const page = await api.GET("/monitors", { params: { query: { status: "active", limit: "2" } } });
-    expect(page.data?.monitors.map((item) => item.vat_number)).toEqual(["IE6388047V", "BE0244142664"]);
+    expect(page.data?.monitors.map((item) => item.vat_number)).toEqual(["DE811569869", "ESB83891812"]);
     const read = await api.GET("/monitors/{id}", { params: { path: { id: monitor.id } } });
     expect(read.data?.reference).toBe("c-1");
     const paused = await api.PATCH("/monitors/{id}", {

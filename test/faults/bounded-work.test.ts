@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { rmSync } from "node:fs";
+import { sql } from "drizzle-orm";
 import { CSV_LIMITS } from "../../src/batches/input.ts";
 import { ROUTES } from "../../src/http/routes.ts";
+import { connectPostgres } from "../../src/kernel/db.ts";
 import {
   IBAN,
   type ServiceProcess,
@@ -173,6 +175,7 @@ for (const configuration of CONFIGURATIONS) {
     let service: ServiceProcess;
     let send: Send;
     let dataDir: string;
+    let keyId = "";
     /** The routes tested below, as `METHOD /path`. */
     const covered = new Set<string>();
 
@@ -211,9 +214,11 @@ for (const configuration of CONFIGURATIONS) {
         STORE_KEY_PREFIX: `test:bounded:${crypto.randomUUID()}:`,
         DATA_DIR: dataDir,
         METRICS_TOKEN: "bounded-work-metrics-token",
-        // The work a request does is measured here; the batch workers' (which a created batch
-        // wakes) by their own tests. A few items at a time keeps theirs out of these numbers.
+        // The work a request does is measured here; the batch workers' and the monitors'
+        // checker's (which a created batch or monitor wakes) by their own tests. A few items at a
+        // time keeps theirs out of these numbers.
         BATCH_CONCURRENCY: "16",
+        MONITOR_CONCURRENCY: "4",
       });
       await service.start();
       const made = await box.keys(
@@ -221,7 +226,9 @@ for (const configuration of CONFIGURATIONS) {
         service.env,
       );
       expect(made).toMatchObject({ code: 0 });
-      const key = (singleJsonLine(made.stdout) as { api_key: string }).api_key;
+      const issued = singleJsonLine(made.stdout) as { api_key: string; key_id: string };
+      const key = issued.api_key;
+      keyId = issued.key_id;
       send = (method, path, init = {}) =>
         fetch(`${service.url}${path}`, {
           method,
@@ -233,6 +240,13 @@ for (const configuration of CONFIGURATIONS) {
     afterAll(async () => {
       await service?.stop();
       if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+      // The 20,000 monitors made here stay due forever on a shared Postgres, where later tests'
+      // instances would check them.
+      if (configuration.env.DATABASE_URL) {
+        const database = connectPostgres(configuration.env.DATABASE_URL);
+        await database.rows(sql`DELETE FROM monitors WHERE key_id = ${keyId}`);
+        await database.close();
+      }
     });
 
     worst("POST /validate", "bodies of 16 KiB nested 8,000 deep, 8 at a time for 1 s", async () => {

@@ -1,6 +1,7 @@
 import { expect } from "bun:test";
 import type { TSchema } from "@sinclair/typebox";
 import { TypeCompiler } from "@sinclair/typebox/compiler";
+import { sql } from "drizzle-orm";
 import { KeyStore } from "../../src/accounts/key-store.ts";
 import { planCatalogue } from "../../src/accounts/plans.ts";
 import { type App, buildApp } from "../../src/app.ts";
@@ -158,6 +159,8 @@ export async function startHarness(
   const app = buildApp(services);
   if (options.background) services.startBackgroundWork();
 
+  /** The keys made through `createKey`, whose monitors go at `close`. */
+  const keyIds: string[] = [];
   const request: Harness["request"] = async (method, path, requestOptions = {}) => {
     const headers: Record<string, string> = { ...requestOptions.headers };
     if (requestOptions.key !== undefined) headers["x-api-key"] = requestOptions.key;
@@ -188,10 +191,16 @@ export async function startHarness(
         quota: overrides.quota ?? null,
         rate: overrides.rate ?? null,
       });
+      keyIds.push(created.key_id);
       return { keyId: created.key_id, secret: created.api_key };
     },
     async close() {
       await services.stopBackgroundWork(0);
+      // Monitors stay due forever: left in the shared database, the next file's workers (and,
+      // on Postgres, the next run's) would check them against their own VIES fake.
+      await database.rows(
+        sql`DELETE FROM monitors WHERE key_id IN (SELECT value FROM jsonb_array_elements_text(${JSON.stringify(keyIds)}::jsonb))`,
+      );
       await services.meter.idle();
       await services.store.close();
       await vies.stop();

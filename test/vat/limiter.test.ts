@@ -138,4 +138,27 @@ describe("keyed limiter", () => {
     for (const index of [0, 3, 1, 4, 2]) taken((await queued[index]) ?? null)();
     expect(order).toEqual(["a1", "b1", "a2", "b2", "a3"]);
   });
+
+  test("callers that go last (monitors' checks) wait behind every other caller, and move up when one joins them", async () => {
+    const limiter = createKeyedLimiter({ maxConcurrent: 1, maxWaiting: 10 });
+    const order: string[] = [];
+    const holder = taken(await limiter.acquire("DE", 0));
+    let batchJoined = false;
+    const noted = (name: string) => (release: Release | null) => {
+      order.push(name);
+      return release;
+    };
+    const monitor = { urgent: () => false, last: () => true, owner: "a" };
+    const queued = [
+      limiter.acquire("DE", 5_000, monitor).then(noted("monitor 1")),
+      limiter.acquire("DE", 5_000, { urgent: () => false, owner: "b" }).then(noted("batch")),
+      limiter.acquire("DE", 5_000, { ...monitor, last: () => !batchJoined }).then(noted("monitor joined")),
+      limiter.acquire("DE", 5_000).then(noted("interactive")),
+      limiter.acquire("DE", 5_000, monitor).then(noted("monitor 2")),
+    ];
+    batchJoined = true;
+    holder();
+    for (const index of [3, 1, 2, 0, 4]) taken((await queued[index]) ?? null)();
+    expect(order).toEqual(["interactive", "batch", "monitor joined", "monitor 1", "monitor 2"]);
+  });
 });
