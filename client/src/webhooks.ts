@@ -3,11 +3,11 @@ import type { components } from "./openapi.ts";
 
 export { WebhookVerificationError };
 
-/** What the service posts to a batch's `webhook_url` when the batch ends. */
-export type WebhookEvent = {
-  type: "batch.completed" | "batch.cancelled";
-  data: components["schemas"]["Batch"];
-};
+/**
+ * What the service posts to a `webhook_url`: a batch that ended, or a change a monitor found
+ * (`vat.registration_changed`, `vat.details_changed`, `vat.match_changed`); `type` tells which.
+ */
+export type WebhookEvent = components["schemas"]["BatchEvent"] | components["schemas"]["MonitorEvent"];
 
 /**
  * Checks that a webhook request comes from the service, per Standard Webhooks: its signature
