@@ -1,9 +1,11 @@
 /**
  * HTTP load: authenticated, billable POST /validate (IBAN) spread over 1,000 keys — plain,
- * with a new `Idempotency-Key` each, and replayed under their keys — and the console's page, against the embedded default and against real Postgres + Redis, beside a
+ * with a new `Idempotency-Key` each, and replayed under their keys — the console's page, and
+ * every monitor route, against the embedded default and against real Postgres + Redis, beside a
  * bare Elysia POST in the same run. Run with `npm run bench:http`; set DATABASE_URL and
  * REDIS_URL for the second configuration (defaults: the local servers CI uses).
  */
+import { startViesFake } from "../test/fakes/vies.ts";
 import examples from "../test/fixtures/iban-examples.json" with { type: "json" };
 import { forEachDeployment, KEY_COUNT, startBare } from "./service.ts";
 import {
@@ -15,6 +17,7 @@ import {
   throughputTable,
   type Workload,
 } from "./support.ts";
+import { createVatNumberSource } from "./vat-numbers.ts";
 
 /** The registry's example IBAN of every country: valid, so every request is billed. */
 export const IBAN_WORKLOAD: Workload = {
@@ -39,6 +42,59 @@ export const IBAN_REPLAYED: Workload = {
 /** The console's page (GET /console): a file of the service, served without a key. */
 const CONSOLE_PAGE: Workload = { name: "GET /console (page, no key)", bodies: [] };
 
+const MONITORED = 1000;
+
+/**
+ * The monitor routes, for one key watching 1,000 numbers (their checks answered by the VIES
+ * fake): each route on those monitors in turn. DELETE goes to ids no key has (404): a delete
+ * that deletes can be sent once per monitor, and its worst case is bounded-work's.
+ */
+async function monitorWorkloads(base: string, key: string): Promise<Workload[]> {
+  const numbers = createVatNumberSource().take(MONITORED, [
+    "NL",
+    "BE",
+    "DK",
+    "FI",
+    "HU",
+    "PL",
+    "EE",
+    "LU",
+    "SI",
+  ]);
+  const created = await fetch(`${base}/monitors`, {
+    method: "POST",
+    headers: { "x-api-key": key, "content-type": "application/json" },
+    body: JSON.stringify({ items: numbers.map((vat) => ({ vat })) }),
+  });
+  if (created.status !== 201) throw new Error(`POST /monitors: ${created.status} ${await created.text()}`);
+  const ids = ((await created.json()) as { monitors: { id: string }[] }).monitors.map(
+    (monitor) => monitor.id,
+  );
+  const each = (suffix = "") => ids.map((id) => `/monitors/${id}${suffix}`);
+  return [
+    {
+      name: "POST /monitors, a number watched already (200)",
+      bodies: numbers.map((vat) => JSON.stringify({ vat })),
+    },
+    { name: "GET /monitors, pages of 100", bodies: [], paths: ["/monitors?limit=100"] },
+    { name: "GET /monitors/{id}", bodies: [], paths: each() },
+    {
+      name: "PATCH /monitors/{id}",
+      method: "PATCH",
+      bodies: [JSON.stringify({ interval_days: 7 }), JSON.stringify({ interval_days: 30, reference: "r" })],
+      paths: each(),
+    },
+    { name: "POST /monitors/{id}/check (202)", method: "POST", bodies: [], paths: each("/check") },
+    { name: "GET /monitors/{id}/events", bodies: [], paths: each("/events") },
+    {
+      name: "DELETE /monitors/{id}, unknown ids (404)",
+      method: "DELETE",
+      bodies: [],
+      paths: ids.map((id) => `/monitors/mon_${id.slice(4).split("").reverse().join("")}`),
+    },
+  ];
+}
+
 /** Measures the bare endpoint, the reference point of every HTTP table. */
 export async function measureBare(wrk: string): Promise<LoadResult> {
   const bare = await startBare();
@@ -56,7 +112,8 @@ async function main(): Promise<void> {
   const rows: ThroughputRow[] = [
     { server: "bare Elysia POST (body schema, no work)", workload: "IBAN", result: bare },
   ];
-  await forEachDeployment({}, async (deployment) => {
+  const vies = await startViesFake();
+  await forEachDeployment({ VIES_BASE_URL: vies.baseUrl }, async (deployment) => {
     const target = { url: `http://127.0.0.1:${deployment.port}/validate`, pid: deployment.pid };
     const result = await measureWorkload(wrk, target, deployment.keys, IBAN_WORKLOAD, deployment.name);
     rows.push({ server: deployment.name, workload: "IBAN", result });
@@ -67,7 +124,15 @@ async function main(): Promise<void> {
     const page = { url: `http://127.0.0.1:${deployment.port}/console`, pid: deployment.pid };
     const pageResult = await measureWorkload(wrk, page, [], CONSOLE_PAGE, deployment.name);
     rows.push({ server: deployment.name, workload: CONSOLE_PAGE.name, result: pageResult });
+    const base = `http://127.0.0.1:${deployment.port}`;
+    const watcher = deployment.keys.slice(0, 1);
+    for (const workload of await monitorWorkloads(base, watcher[0] ?? "")) {
+      const target = { url: `${base}/monitors`, pid: deployment.pid };
+      const result = await measureWorkload(wrk, target, watcher, workload, deployment.name);
+      rows.push({ server: deployment.name, workload: workload.name, result });
+    }
   });
+  await vies.stop();
   process.stdout.write(
     `\nHTTP benchmark: ${LOAD.connections} connections, ${LOAD.seconds} s, wrk, ${KEY_COUNT} keys, billable IBAN validations\n\n`,
   );

@@ -117,10 +117,17 @@ const BENCH_RUN = crypto.randomUUID();
  * The Lua script that rotates over keys and bodies (GETs when there are none), with the
  * workload's `Idempotency-Key`s, and prints one parsable result line.
  */
-function wrkScript(keys: string[], bodies: string[], idempotency: Workload["idempotency"]): string {
+function wrkScript(
+  keys: string[],
+  bodies: string[],
+  idempotency: Workload["idempotency"],
+  route: { method?: string; paths?: string[] } = {},
+): string {
   return `
 local keys = { ${keys.map((k) => JSON.stringify(k)).join(", ")} }
 local bodies = { ${bodies.map((b) => `[==[${b}]==]`).join(", ")} }
+local paths = { ${(route.paths ?? []).map((path) => JSON.stringify(path)).join(", ")} }
+local method = ${JSON.stringify(route.method ?? "")}
 local idempotency = ${JSON.stringify(idempotency ?? "none")}
 local run = ${JSON.stringify(crypto.randomUUID())}
 local bench = ${JSON.stringify(BENCH_RUN)}
@@ -131,7 +138,9 @@ function request()
   counter = counter + 1
   local headers = { ["Content-Type"] = "application/json" }
   if #keys > 0 then headers["X-API-Key"] = keys[(counter % #keys) + 1] end
-  if #bodies == 0 then return wrk.format("GET", nil, headers, nil) end
+  local path = nil
+  if #paths > 0 then path = paths[(counter % #paths) + 1] end
+  if #bodies == 0 then return wrk.format(method ~= "" and method or "GET", path, headers, nil) end
   local body = (counter % #bodies) + 1
   -- new: a key no request used before. repeated: each API key sends one body under one key,
   -- the same in the warm-up and the measured run, so every measured request is a replay.
@@ -140,7 +149,7 @@ function request()
     body = ((counter % #keys) % #bodies) + 1
     headers["Idempotency-Key"] = bench .. "-repeated"
   end
-  return wrk.format("POST", nil, headers, bodies[body])
+  return wrk.format(method ~= "" and method or "POST", path, headers, bodies[body])
 end
 function done(summary, latency, requests)
   io.write(string.format('RESULT {"requests":%d,"us":%d,"p50":%d,"p99":%d,"errors":%d}\\n',
@@ -151,8 +160,8 @@ end
 }
 
 /**
- * Runs wrk with POSTs that rotate over `keys` (as X-API-Key) and `bodies` (GETs when there are
- * none), and reads back
+ * Runs wrk with POSTs that rotate over `keys` (as X-API-Key), `bodies` (GETs when there are
+ * none) and `paths`, or the requests of `method`, and reads back
  * throughput and latency percentiles. Asynchronous, so that servers living in this process
  * (the VIES fake) keep answering while wrk runs.
  */
@@ -163,13 +172,15 @@ export async function runWrk(
     keys: string[];
     bodies: string[];
     idempotency?: Workload["idempotency"];
+    method?: string;
+    paths?: string[];
     connections: number;
     seconds: number;
     threads?: number;
   },
 ): Promise<WrkResult> {
   const scriptPath = join(tmpdir(), `bench-wrk-${process.pid}-${Math.random().toString(36).slice(2)}.lua`);
-  writeFileSync(scriptPath, wrkScript(options.keys, options.bodies, options.idempotency));
+  writeFileSync(scriptPath, wrkScript(options.keys, options.bodies, options.idempotency, options));
   try {
     const child = Bun.spawn(
       [
@@ -217,9 +228,16 @@ export async function runWrk(
 
 /**
  * What a load run sends: POST bodies, rotated over (none for GETs), and `Idempotency-Key`s:
- * `new` for a key no request used before, `repeated` for one per body (replayed after its first).
+ * `new` for a key no request used before, `repeated` for one per body (replayed after its first);
+ * `method` instead of POST or GET, and `paths` rotated over instead of the URL's.
  */
-export type Workload = { name: string; bodies: string[]; idempotency?: "new" | "repeated" };
+export type Workload = {
+  name: string;
+  bodies: string[];
+  idempotency?: "new" | "repeated";
+  method?: "GET" | "POST" | "PATCH" | "DELETE";
+  paths?: string[];
+};
 
 /** Where a load run goes: the URL, and the process that answers it. */
 export type Target = { url: string; pid: number };
@@ -236,6 +254,8 @@ export async function measureWorkload(
     keys,
     bodies: workload.bodies,
     idempotency: workload.idempotency,
+    method: workload.method,
+    paths: workload.paths,
     connections: LOAD.connections,
   };
   await runWrk(wrk, target.url, { ...options, seconds: LOAD.warmupSeconds });

@@ -434,6 +434,8 @@ export function monitorRoutes(deps: MonitorRoutesDeps, keyed: Idempotency) {
       },
       {
         params: t.Object({ id: MonitorIdSchema }),
+        // It takes no body: whatever is sent is not read (nor refused).
+        parse: () => ({}),
         idempotent: true,
         response: { 202: "Monitor", ...errorResponses(401, 403, 404, 429, 503) },
         detail: {
