@@ -10,6 +10,7 @@ import { prng } from "../test/support/prng.ts";
 import { rssKbOf } from "../test/support/service.ts";
 import { percentile } from "../test/support/traffic.ts";
 import { type Deployment, forEachDeployment } from "./service.ts";
+import { interactiveCalls } from "./support.ts";
 import { type BenchPrefix, createVatNumberSource } from "./vat-numbers.ts";
 
 const ITEMS = 10_000;
@@ -67,23 +68,12 @@ await forEachDeployment({ VIES_BASE_URL: fake.baseUrl }, async (deployment: Depl
   if (created.status !== 202) throw new Error(`POST /batches: ${created.status} ${await created.text()}`);
   const { id } = (await created.json()) as { id: string };
 
-  const latencies: number[] = [];
-  let running = true;
-  const interactive = (async () => {
-    const fresh = numbers.take(1000, STATES);
-    for (let i = 0; running; i++) {
-      const sent = performance.now();
-      const response = await fetch(`${base}/validate`, {
-        method: "POST",
-        headers: { "x-api-key": interactiveKey, "content-type": "application/json" },
-        body: JSON.stringify({ vat: fresh[i % fresh.length] }),
-      });
-      await response.arrayBuffer();
-      if (response.status !== 200) throw new Error(`interactive /validate: ${response.status}`);
-      latencies.push(performance.now() - sent);
-      await Bun.sleep(Math.max(0, INTERACTIVE_EVERY_MS - (performance.now() - sent)));
-    }
-  })();
+  const interactive = interactiveCalls(
+    base,
+    interactiveKey,
+    numbers.take(1000, STATES),
+    INTERACTIVE_EVERY_MS,
+  );
 
   let batch: { status: string; counts: { done: number; failed: number } };
   for (;;) {
@@ -94,8 +84,7 @@ await forEachDeployment({ VIES_BASE_URL: fake.baseUrl }, async (deployment: Depl
     await Bun.sleep(200);
   }
   const seconds = (performance.now() - started) / 1000;
-  running = false;
-  await interactive;
+  const latencies = await interactive.stop();
   if (batch.counts.done !== ITEMS) throw new Error(`the batch finished with ${JSON.stringify(batch.counts)}`);
   const perState = vatCount / STATES.length;
   rows.push({

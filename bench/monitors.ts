@@ -10,6 +10,7 @@ import { startViesFake } from "../test/fakes/vies.ts";
 import { rssKbOf } from "../test/support/service.ts";
 import { percentile } from "../test/support/traffic.ts";
 import { type Deployment, forEachDeployment } from "./service.ts";
+import { interactiveCalls } from "./support.ts";
 import { type BenchPrefix, createVatNumberSource } from "./vat-numbers.ts";
 
 const ROUND = 10_000;
@@ -74,27 +75,15 @@ await forEachDeployment({ VIES_BASE_URL: fake.baseUrl, METRICS_TOKEN }, async (d
   await watch(base, key, numbers.take(ROUND, STATES));
   const scheduleSeconds = (performance.now() - scheduled) / 1000;
 
-  const latencies: number[] = [];
-  let running = true;
-  const interactive = (async () => {
-    const fresh = numbers.take(1000, STATES);
-    for (let i = 0; running; i++) {
-      const sent = performance.now();
-      const response = await fetch(`${base}/validate`, {
-        method: "POST",
-        headers: { "x-api-key": interactiveKey, "content-type": "application/json" },
-        body: JSON.stringify({ vat: fresh[i % fresh.length] }),
-      });
-      await response.arrayBuffer();
-      if (response.status !== 200) throw new Error(`interactive /validate: ${response.status}`);
-      latencies.push(performance.now() - sent);
-      await Bun.sleep(Math.max(0, INTERACTIVE_EVERY_MS - (performance.now() - sent)));
-    }
-  })();
+  const interactive = interactiveCalls(
+    base,
+    interactiveKey,
+    numbers.take(1000, STATES),
+    INTERACTIVE_EVERY_MS,
+  );
   while ((await answered(base)) < ROUND) await Bun.sleep(200);
   const roundSeconds = (performance.now() - scheduled) / 1000;
-  running = false;
-  await interactive;
+  const latencies = await interactive.stop();
   const afterRound = rssMiB(deployment.pid);
   const maxInFlight = Math.max(...Object.values(fake.calls.maxInFlight));
 

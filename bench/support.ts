@@ -316,3 +316,33 @@ export function table(headers: string[], rows: (string | number)[][]): string {
   for (const row of rows) lines.push(`| ${row.join(" | ")} |`);
   return lines.join("\n");
 }
+
+/**
+ * A `/validate` of a number nobody asked for, every `everyMs`, with `key`, until `stop`, which
+ * resolves with the latencies: what an interactive caller meets while background work runs.
+ */
+export function interactiveCalls(base: string, key: string, numbers: string[], everyMs: number) {
+  const latencies: number[] = [];
+  let running = true;
+  const loop = (async () => {
+    for (let i = 0; running; i++) {
+      const sent = performance.now();
+      const response = await fetch(`${base}/validate`, {
+        method: "POST",
+        headers: { "x-api-key": key, "content-type": "application/json" },
+        body: JSON.stringify({ vat: numbers[i % numbers.length] }),
+      });
+      await response.arrayBuffer();
+      if (response.status !== 200) throw new Error(`interactive /validate: ${response.status}`);
+      latencies.push(performance.now() - sent);
+      await Bun.sleep(Math.max(0, everyMs - (performance.now() - sent)));
+    }
+  })();
+  return {
+    async stop(): Promise<number[]> {
+      running = false;
+      await loop;
+      return latencies;
+    },
+  };
+}

@@ -92,6 +92,7 @@ export const WebhookStateSchema = t.Object(
   },
   { title: "WebhookState" },
 );
+export type WebhookState = Static<typeof WebhookStateSchema>;
 
 export const BatchSchema = t.Object(
   {

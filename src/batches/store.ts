@@ -7,7 +7,14 @@ import { type Database, jsonb, nextTurn, type Rows } from "../kernel/db.ts";
 import type { ApiErrorBody } from "../kernel/errors.ts";
 import type { VatResult } from "../vat/schema.ts";
 import { BATCH_ITEMS } from "./due.ts";
-import type { Batch, BatchItem, BatchItemInput, BatchStatus, ItemStatus } from "./schema.ts";
+import type {
+  Batch,
+  BatchItem,
+  BatchItemInput,
+  BatchStatus,
+  ItemStatus,
+  WebhookState,
+} from "./schema.ts";
 import { countBatchVolume } from "./volume.ts";
 
 /** A timestamp column as the API writes times: ISO 8601 in UTC with milliseconds. */
@@ -53,15 +60,23 @@ export function toBatch(row: BatchRow): Batch {
       failed: row.failed,
       billed: row.billed,
     },
-    webhook:
-      row.webhook_url === null
-        ? null
-        : {
-            url: row.webhook_url,
-            last_delivery_at: row.last_attempt_at,
-            last_status: row.last_status,
-            attempts: row.attempts ?? 0,
-          },
+    webhook: webhookStateOf(row),
+  };
+}
+
+/** A webhook's state from the columns of its URL and its latest message (absent before one). */
+export function webhookStateOf(row: {
+  webhook_url: string | null;
+  last_attempt_at: string | null;
+  last_status: number | null;
+  attempts: number | null;
+}): WebhookState | null {
+  if (row.webhook_url === null) return null;
+  return {
+    url: row.webhook_url,
+    last_delivery_at: row.last_attempt_at,
+    last_status: row.last_status,
+    attempts: row.attempts ?? 0,
   };
 }
 

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { sql } from "drizzle-orm";
-import { iso } from "../batches/store.ts";
+import { iso, webhookStateOf } from "../batches/store.ts";
 import { type Database, jsonb, nextTurn, type Rows } from "../kernel/db.ts";
 import { ApiError } from "../kernel/errors.ts";
 import type { VatResult } from "../vat/schema.ts";
@@ -46,15 +46,7 @@ function toMonitor(row: MonitorRow): Monitor {
     last_checked_at: row.last_checked_at,
     next_check_at: row.next_check_at,
     last_result: row.last_result === null ? null : (JSON.parse(row.last_result) as VatResult),
-    webhook:
-      row.webhook_url === null
-        ? null
-        : {
-            url: row.webhook_url,
-            last_delivery_at: row.last_attempt_at,
-            last_status: row.last_status,
-            attempts: row.attempts ?? 0,
-          },
+    webhook: webhookStateOf(row),
   };
 }
 

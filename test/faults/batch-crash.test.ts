@@ -11,6 +11,7 @@ import { createKeys } from "../support/billing-rows.ts";
 import { prng } from "../support/prng.ts";
 import { type ServiceProcess, serviceProcess, stopAllServices } from "../support/service.ts";
 import { wellFormedVatNumbers } from "../support/vat-numbers.ts";
+import { callsPerNumber } from "../support/vies-calls.ts";
 import { startWebhookReceiver, type WebhookReceiver } from "../support/webhook-receiver.ts";
 
 setDefaultTimeout(90_000);
@@ -41,16 +42,6 @@ afterAll(async () => {
   await receiver.stop();
   for (const directory of directories) rmSync(directory, { recursive: true, force: true });
 });
-
-/** VIES calls per number since `from` (an index into the call log). */
-function callsPerNumber(from: number): Map<string, number> {
-  const counts = new Map<string, number>();
-  for (const call of vies.calls.log.slice(from)) {
-    const number = `${call.countryCode}${call.vatNumber}`;
-    counts.set(number, (counts.get(number) ?? 0) + 1);
-  }
-  return counts;
-}
 
 async function finishedHere(service: ServiceProcess): Promise<number> {
   const response = await fetch(`${service.url}/metrics`, {
@@ -117,7 +108,7 @@ for (const deployment of deployments) {
           used: number;
           requests_this_month: number;
         };
-        const calls = callsPerNumber(callsBefore);
+        const calls = callsPerNumber(vies, callsBefore);
         const repeated = [...calls.values()].filter((count) => count > 1).length;
         const billed = results.filter((item) => item.billable).length;
         const cacheHits = results.filter((item) => item.vat?.cached === true).length;
@@ -188,7 +179,7 @@ for (const deployment of deployments) {
           });
           const done = await waitForBatch(sendTo(b, key), batch.id, { timeoutMs: 60_000 });
           const [byA, byB] = [await finishedHere(a), await finishedHere(b)];
-          const calls = callsPerNumber(callsBefore);
+          const calls = callsPerNumber(vies, callsBefore);
           console.log(JSON.stringify({ byA, byB, counts: done.counts }));
           expect(done.counts).toMatchObject({ total: 400, done: 400, billed: 400 });
           expect(byA + byB).toBe(400);

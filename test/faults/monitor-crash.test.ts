@@ -14,6 +14,7 @@ import { allEvents, allMonitors } from "../support/monitors.ts";
 import { prng } from "../support/prng.ts";
 import { type ServiceProcess, serviceProcess, stopAllServices } from "../support/service.ts";
 import { wellFormedVatNumbers } from "../support/vat-numbers.ts";
+import { callsPerNumber } from "../support/vies-calls.ts";
 import { startWebhookReceiver, type WebhookReceiver } from "../support/webhook-receiver.ts";
 
 setDefaultTimeout(180_000);
@@ -65,16 +66,6 @@ function registeredNumbers(seed: number, count: number): string[] {
     numbers.push(number);
   }
   return numbers;
-}
-
-/** VIES calls per number since `from` (an index into the call log). */
-function callsPerNumber(from: number): Map<string, number> {
-  const counts = new Map<string, number>();
-  for (const call of vies.calls.log.slice(from)) {
-    const number = `${call.countryCode}${call.vatNumber}`;
-    counts.set(number, (counts.get(number) ?? 0) + 1);
-  }
-  return counts;
 }
 
 async function checkedHere(service: ServiceProcess): Promise<number> {
@@ -178,7 +169,7 @@ for (const deployment of deployments) {
       send = sendTo(service, secret);
       const first = await waitForAll(send, (monitor) => monitor.last_checked_at !== null);
       expect(first.every((monitor) => monitor.last_result?.valid === true)).toBe(true);
-      const firstCalls = callsPerNumber(callsBefore);
+      const firstCalls = callsPerNumber(vies, callsBefore);
       expect(firstCalls.size).toBe(240);
       const repeated = [...firstCalls.values()].filter((count) => count > 1).length;
       // Only the checks under way at the kill (at most MONITOR_CONCURRENCY) may have been asked twice.
@@ -201,7 +192,7 @@ for (const deployment of deployments) {
       try {
         send = sendTo(service, secret);
         const second = await waitForAll(send, (monitor) => monitor.last_result?.valid === false);
-        const secondCalls = callsPerNumber(callsBeforeSecond);
+        const secondCalls = callsPerNumber(vies, callsBeforeSecond);
         const repeatedSecond = [...secondCalls.values()].filter((count) => count > 1).length;
         expect(secondCalls.size).toBe(240);
         expect(repeatedSecond).toBeLessThanOrEqual(64);
@@ -275,7 +266,7 @@ for (const deployment of deployments) {
           expect(created.status).toBe(201);
           const first = await waitForAll(sendB, (monitor) => monitor.last_checked_at !== null);
           const [byA, byB] = [await checkedHere(a), await checkedHere(b)];
-          const calls = callsPerNumber(callsBefore);
+          const calls = callsPerNumber(vies, callsBefore);
           console.log(JSON.stringify({ byA, byB }));
           expect(byA + byB).toBe(300);
           expect(byA).toBeGreaterThan(0);
@@ -293,7 +284,7 @@ for (const deployment of deployments) {
             ),
           );
           const second = await waitForAll(sendA, (monitor) => monitor.last_result?.valid === false);
-          const secondCalls = callsPerNumber(callsBeforeSecond);
+          const secondCalls = callsPerNumber(vies, callsBeforeSecond);
           expect([...secondCalls.values()].every((count) => count === 1)).toBe(true);
           expect(secondCalls.size).toBe(300);
           for (const monitor of second) {

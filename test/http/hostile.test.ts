@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { type Harness, startHarness } from "../support/harness.ts";
+import { mutatedBodies } from "../support/mutations.ts";
 import { prng, seedFrom } from "../support/prng.ts";
 
 /**
@@ -140,28 +141,12 @@ describe("random input (seeded)", () => {
       JSON.stringify({ vat: VAT, iban: IBAN }),
       JSON.stringify({ iban: "DE89 3704 0044 0532 0130 00", note: "ünïcödé 🎉" }),
     ];
-    const mutate = (bytes: number[]): number[] => {
-      const at = random.int(bytes.length + 1);
-      switch (random.int(5)) {
-        case 0:
-          return bytes.map((byte, index) => (index === at ? byte ^ (1 << random.int(8)) : byte));
-        case 1:
-          return [...bytes.slice(0, at), ...bytes.slice(at + 1)];
-        case 2:
-          return [...bytes.slice(0, at), random.int(256), ...bytes.slice(at)];
-        case 3:
-          return bytes.slice(0, at);
-        default:
-          return [...bytes.slice(0, at), ...bytes.slice(random.int(bytes.length), at), ...bytes.slice(at)];
-      }
-    };
-    const cases = Array.from({ length: 900 }, (_, index): Case => {
-      let bytes = [...utf8.encode(random.pick(VALID))];
-      const rounds = 1 + random.int(4);
-      for (let round = 0; round < rounds; round += 1) bytes = mutate(bytes);
-      const body = Uint8Array.from(bytes);
-      return { label: `mutation #${index}: ${new TextDecoder().decode(body).slice(0, 80)}`, body };
-    });
+    const cases = mutatedBodies(random, VALID, 900).map(
+      (body, index): Case => ({
+        label: `mutation #${index}: ${new TextDecoder().decode(body).slice(0, 80)}`,
+        body,
+      }),
+    );
     await sendAll(cases);
   });
 

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { sql } from "drizzle-orm";
 import { type Harness, startHarness } from "../support/harness.ts";
+import { mutatedBodies } from "../support/mutations.ts";
 import { prng, seedFrom } from "../support/prng.ts";
 
 /**
@@ -13,7 +14,6 @@ import { prng, seedFrom } from "../support/prng.ts";
 const SEED = seedFrom("MONITOR_FUZZ_SEED");
 console.log(`monitor body fuzz seed: ${SEED} (replay with MONITOR_FUZZ_SEED=${SEED})`);
 
-const utf8 = new TextEncoder();
 let harness: Harness;
 let key: string;
 let keyId: string;
@@ -81,30 +81,6 @@ const VALID_PATCHES = [
 ];
 const VALID_CSV = "vat,reference,interval_days,match_name\r\nLU20260743,c-1,7,Amazon\r\nIE6388047V,,,\r\n";
 
-function mutations(random: ReturnType<typeof prng>, valid: string[], count: number): Uint8Array[] {
-  const mutate = (bytes: number[]): number[] => {
-    const at = random.int(bytes.length + 1);
-    switch (random.int(5)) {
-      case 0:
-        return bytes.map((byte, index) => (index === at ? byte ^ (1 << random.int(8)) : byte));
-      case 1:
-        return [...bytes.slice(0, at), ...bytes.slice(at + 1)];
-      case 2:
-        return [...bytes.slice(0, at), random.int(256), ...bytes.slice(at)];
-      case 3:
-        return bytes.slice(0, at);
-      default:
-        return [...bytes.slice(0, at), ...bytes.slice(random.int(bytes.length), at), ...bytes.slice(at)];
-    }
-  };
-  return Array.from({ length: count }, () => {
-    let bytes = [...utf8.encode(random.pick(valid))];
-    const rounds = 1 + random.int(4);
-    for (let round = 0; round < rounds; round++) bytes = mutate(bytes);
-    return Uint8Array.from(bytes);
-  });
-}
-
 /** Values that break naive code: wrong types, extremes, prototype keys, deep nesting. */
 const AWKWARD: unknown[] = [
   null,
@@ -132,9 +108,9 @@ const AWKWARD: unknown[] = [
 describe("POST /monitors", () => {
   test("mutations of valid bodies, JSON and CSV", async () => {
     const random = prng(SEED + 1);
-    for (const [index, body] of mutations(random, VALID_POSTS, 250).entries())
+    for (const [index, body] of mutatedBodies(random, VALID_POSTS, 250).entries())
       await send("POST", `json mutation #${index}`, body);
-    for (const [index, body] of mutations(random, [VALID_CSV], 120).entries())
+    for (const [index, body] of mutatedBodies(random, [VALID_CSV], 120).entries())
       await send("POST", `csv mutation #${index}`, body, "text/csv");
   });
 
@@ -164,7 +140,7 @@ describe("POST /monitors", () => {
 describe("PATCH /monitors/{id}", () => {
   test("mutations of valid bodies, and awkward values in every field", async () => {
     const random = prng(SEED + 4);
-    for (const [index, body] of mutations(random, VALID_PATCHES, 300).entries())
+    for (const [index, body] of mutatedBodies(random, VALID_PATCHES, 300).entries())
       await send("PATCH", `mutation #${index}`, body);
     for (let index = 0; index < 200; index++) {
       const field = random.pick(["interval_days", "reference", "webhook_url", "status"]);
