@@ -7,14 +7,7 @@ import { type Database, jsonb, nextTurn, type Rows } from "../kernel/db.ts";
 import type { ApiErrorBody } from "../kernel/errors.ts";
 import type { VatResult } from "../vat/schema.ts";
 import { BATCH_ITEMS } from "./due.ts";
-import type {
-  Batch,
-  BatchItem,
-  BatchItemInput,
-  BatchStatus,
-  ItemStatus,
-  WebhookState,
-} from "./schema.ts";
+import type { Batch, BatchItem, BatchItemInput, BatchStatus, ItemStatus, WebhookState } from "./schema.ts";
 import { countBatchVolume } from "./volume.ts";
 
 /** A timestamp column as the API writes times: ISO 8601 in UTC with milliseconds. */
