@@ -1,11 +1,12 @@
 /**
  * HTTP load: authenticated, billable POST /validate (IBAN) spread over 1,000 keys — plain,
- * with a new `Idempotency-Key` each, and replayed under their keys — the console's page, and
- * every monitor route, against the embedded default and against real Postgres + Redis, beside a
- * bare Elysia POST in the same run. Run with `npm run bench:http`; set DATABASE_URL and
- * REDIS_URL for the second configuration (defaults: the local servers CI uses).
+ * with a new `Idempotency-Key` each, and replayed under their keys — POST /iban/build, the
+ * console's page, and every monitor route, against the embedded default and against real
+ * Postgres + Redis, beside a bare Elysia POST in the same run. Run with `npm run bench:http`; set
+ * DATABASE_URL and REDIS_URL for the second configuration (defaults: the local servers CI uses).
  */
 import { startViesFake } from "../test/fakes/vies.ts";
+import buildExamples from "../test/fixtures/iban-build-examples.json" with { type: "json" };
 import examples from "../test/fixtures/iban-examples.json" with { type: "json" };
 import { forEachDeployment, KEY_COUNT, startBare } from "./service.ts";
 import {
@@ -37,6 +38,12 @@ export const IBAN_REPLAYED: Workload = {
   ...IBAN_WORKLOAD,
   name: "IBAN, replayed Idempotency-Key",
   idempotency: "repeated",
+};
+
+/** SWIFT's domestic account number examples of the 26 countries it describes that are built: each one billed. */
+const IBAN_BUILD_WORKLOAD: Workload = {
+  name: "POST /iban/build",
+  bodies: buildExamples.examples.map(({ iban: _, note: __, ...request }) => JSON.stringify(request)),
 };
 
 /** The console's page (GET /console): a file of the service, served without a key. */
@@ -121,6 +128,9 @@ async function main(): Promise<void> {
       const keyed = await measureWorkload(wrk, target, deployment.keys, workload, deployment.name);
       rows.push({ server: deployment.name, workload: workload.name, result: keyed });
     }
+    const build = { url: `http://127.0.0.1:${deployment.port}/iban/build`, pid: deployment.pid };
+    const built = await measureWorkload(wrk, build, deployment.keys, IBAN_BUILD_WORKLOAD, deployment.name);
+    rows.push({ server: deployment.name, workload: IBAN_BUILD_WORKLOAD.name, result: built });
     const page = { url: `http://127.0.0.1:${deployment.port}/console`, pid: deployment.pid };
     const pageResult = await measureWorkload(wrk, page, [], CONSOLE_PAGE, deployment.name);
     rows.push({ server: deployment.name, workload: CONSOLE_PAGE.name, result: pageResult });
@@ -134,7 +144,7 @@ async function main(): Promise<void> {
   });
   await vies.stop();
   process.stdout.write(
-    `\nHTTP benchmark: ${LOAD.connections} connections, ${LOAD.seconds} s, wrk, ${KEY_COUNT} keys, billable IBAN validations\n\n`,
+    `\nHTTP benchmark: ${LOAD.connections} connections, ${LOAD.seconds} s, wrk, ${KEY_COUNT} keys, billable IBAN validations and builds\n\n`,
   );
   process.stdout.write(`${throughputTable(rows, bare, "IBAN")}\n`);
 }

@@ -8,6 +8,8 @@ import { consolePages } from "./console/routes.ts";
 import { authentication } from "./http/auth.ts";
 import { parseJsonObjectBody } from "./http/body.ts";
 import {
+  AFTER_AUTHENTICATION,
+  BODY_TOO_LARGE,
   docs,
   errorExample,
   errorResponses,
@@ -21,6 +23,9 @@ import { errorHandling } from "./http/errors.ts";
 import { HEALTH, USAGE, VALIDATE_RESPONSES, VALIDATION_RECORD, VIES_STATUS } from "./http/examples.ts";
 import { models } from "./http/models.ts";
 import { REQUEST_ID_PATTERN, requestIds } from "./http/request-id.ts";
+import { answerValidation } from "./http/validation-answer.ts";
+import type { IbanBuilder } from "./iban/build/build.ts";
+import { ibanBuildRoute } from "./iban/build/route.ts";
 import type { IbanEngine } from "./iban/engine.ts";
 import { idempotency } from "./idempotency/plugin.ts";
 import type { IdempotencyStore } from "./idempotency/store.ts";
@@ -30,9 +35,9 @@ import type { Logger } from "./kernel/log.ts";
 import { MONITOR_WEBHOOKS, type MonitorRoutesDeps, monitorRoutes } from "./monitors/routes.ts";
 import { metricsEndpoint, readiness } from "./observability/endpoints.ts";
 import type { Metrics } from "./observability/metrics.ts";
-import { noteRequest, requestLogging } from "./observability/request-log.ts";
+import { requestLogging } from "./observability/request-log.ts";
 import type { ValidationRecords } from "./validation/records.ts";
-import { quotaHeaders, usageReport } from "./validation/usage.ts";
+import { usageReport } from "./validation/usage.ts";
 import { validate } from "./validation/validate.ts";
 import type { VatService } from "./vat/service.ts";
 import type { StatusService } from "./vat/status.ts";
@@ -43,6 +48,8 @@ export type AppDeps = {
   clock: Clock;
   log: Logger;
   iban: IbanEngine;
+  /** Builds IBANs from domestic account numbers (POST /iban/build). */
+  ibanBuilder: IbanBuilder;
   vat: VatService;
   status: StatusService;
   authenticator: Authenticator;
@@ -64,8 +71,6 @@ export type AppDeps = {
 const API_DESCRIPTION =
   "Validates EU VAT numbers against VIES (with caching and outage fallback) and IBANs offline " +
   "(checksum, structure, components, SEPA, bank and BIC, national check digits). Every error has the body {error: {code, message}}.";
-
-const AFTER_AUTHENTICATION = { ...HEADERS.rateLimit, ...HEADERS.gatewayBilling };
 
 /** Builds the HTTP app from its dependencies, without listening. */
 export function buildApp(deps: AppDeps) {
@@ -99,26 +104,15 @@ export function buildApp(deps: AppDeps) {
     .use(keyed)
     .use(batchRoutes(deps.batches, keyed))
     .use(monitorRoutes(deps.monitors, keyed))
+    .use(ibanBuildRoute({ ...deps, builder: deps.ibanBuilder }, keyed))
     .post(
       "/validate",
-      async ({ body, caller, set, requestId, request }) => {
-        const outcome = await validate(deps, caller.account, body, requestId);
-        noteRequest(request, {
-          billable: outcome.billable,
-          ...(outcome.body.vat && { vat: outcome.body.vat }),
-          ...(outcome.body.iban && { iban: outcome.body.iban }),
-          ...(outcome.upstream && { upstream: outcome.upstream }),
-        });
-        Object.assign(
-          set.headers,
-          quotaHeaders(caller.account, outcome.body.usage.used, Date.parse(outcome.body.usage.reset_at)),
-        );
-        if (caller.account.kind === "gateway") {
-          set.headers["x-gateway-billing"] = `Validations=${outcome.billable ? 1 : 0}`;
-        }
-        if (outcome.failure) throw outcome.failure;
-        return outcome.body;
-      },
+      async ({ body, caller, set, requestId, request }) =>
+        answerValidation(await validate(deps, caller.account, body, requestId), {
+          account: caller.account,
+          headers: set.headers,
+          request,
+        }),
       {
         idempotent: true,
         parse: ({ request }) => parseJsonObjectBody(request, deps.config.MAX_BODY_BYTES),
@@ -156,11 +150,7 @@ export function buildApp(deps: AppDeps) {
             },
             401: KEYED_ROUTE_RESPONSES[401],
             403: KEYED_ROUTE_RESPONSES[403],
-            413: {
-              description: "`invalid_request`: the body is over the size limit (16 KiB by default)",
-              headers: AFTER_AUTHENTICATION,
-              ...errorExample("invalid_request", "the body must be at most 16384 bytes"),
-            },
+            413: BODY_TOO_LARGE,
             429: {
               description:
                 "`rate_limited` (per-minute limit) or `quota_exceeded` (monthly quota used up; cached answers are still served)",

@@ -16,6 +16,7 @@ import { createPoller } from "./background/poller.ts";
 import { createBatchProcessor } from "./batches/processor.ts";
 import { sweepFinishedBatches } from "./batches/store.ts";
 import type { Config } from "./config.ts";
+import { createIbanBuilder } from "./iban/build/build.ts";
 import { createIbanEngine } from "./iban/engine.ts";
 import { loadIbanRegistry } from "./iban/registry.ts";
 import { IdempotencyStore } from "./idempotency/store.ts";
@@ -92,7 +93,8 @@ export function createServices(
   context: { clock: Clock; log: Logger; storage: Storage },
 ): Services {
   const { clock, log, storage } = context;
-  const iban = createIbanEngine(loadIbanRegistry());
+  const ibanRegistry = loadIbanRegistry();
+  const iban = createIbanEngine(ibanRegistry);
   const database = storage.database;
   const sharedStore = createKeyValueStore(
     {
@@ -240,6 +242,7 @@ export function createServices(
     clock,
     log,
     iban,
+    ibanBuilder: createIbanBuilder(iban, ibanRegistry),
     vat,
     status,
     records,

@@ -4,7 +4,7 @@ import type { RateDecision, RateLimiter } from "../accounts/rate-limit.ts";
 import { ApiError } from "../kernel/errors.ts";
 import { noteRequest } from "../observability/request-log.ts";
 import { pathOf } from "./path.ts";
-import { needsKey } from "./routes.ts";
+import { GATEWAY_BILLED_PATHS, needsKey } from "./routes.ts";
 
 export type Caller = { account: Account; rate: RateDecision };
 
@@ -19,10 +19,10 @@ export function authentication(deps: { authenticator: Authenticator; rateLimiter
   return new Elysia({ name: "authentication" })
     .onRequest(async ({ request, set }) => {
       const path = pathOf(request.url);
-      // The gateway bills from this header, so every answer to a call of /validate that presents
-      // the gateway secret carries it — refusals and wrong methods included; the validate route
-      // raises it to 1 when billable.
-      if (path === "/validate" && request.headers.has("x-gateway-proxy-secret")) {
+      // The gateway bills from this header, so every answer to a call of /validate or /iban/build
+      // that presents the gateway secret carries it — refusals and wrong methods included; the
+      // route raises it to 1 when billable.
+      if (GATEWAY_BILLED_PATHS.has(path) && request.headers.has("x-gateway-proxy-secret")) {
         set.headers["x-gateway-billing"] = "Validations=0";
       }
       if (!needsKey(request.method, path)) return;

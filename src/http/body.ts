@@ -3,12 +3,29 @@ import { readMatchRequest } from "../matching/request.ts";
 import { ValidateRequestSchema } from "./schemas.ts";
 
 const PAYLOAD_TOO_LARGE = 413;
-// The request's string fields, checked here rather than by Elysia: its validation error
-// interpolates the offending value into a message, which throws for `{"toString": 1}` and
-// overflows the stack for deeply nested arrays.
-const STRING_FIELDS = Object.entries(ValidateRequestSchema.properties)
-  .filter(([, schema]) => schema.type === "string")
-  .map(([name]) => name);
+
+/**
+ * The string fields of a request schema. A JSON body's string fields are checked by its parser
+ * (`requireStrings`) rather than by Elysia: Elysia's validation error interpolates the offending
+ * value into a message, which throws for `{"toString": 1}` and overflows the stack for deeply
+ * nested arrays.
+ */
+export function stringFieldsOf(schema: { properties: Record<string, { type?: unknown }> }): string[] {
+  return Object.entries(schema.properties)
+    .filter(([, property]) => property.type === "string")
+    .map(([name]) => name);
+}
+
+/** Refuses a body whose `fields`, where present, are not strings. */
+export function requireStrings(body: Record<string, unknown>, fields: readonly string[]): void {
+  for (const field of fields) {
+    if (Object.hasOwn(body, field) && typeof body[field] !== "string") {
+      throw new ApiError("invalid_request", `\`${field}\` must be a string`);
+    }
+  }
+}
+
+const STRING_FIELDS = stringFieldsOf(ValidateRequestSchema);
 const utf8 = new TextDecoder("utf-8", { fatal: true });
 
 function tooLarge(maxBytes: number): ApiError {
@@ -87,11 +104,7 @@ export async function parseJsonObjectBody(
   maxBytes: number,
 ): Promise<Record<string, unknown>> {
   const body = await readJsonObject(request, maxBytes, "a JSON object with a `vat` and/or an `iban` string");
-  for (const field of STRING_FIELDS) {
-    if (Object.hasOwn(body, field) && typeof body[field] !== "string") {
-      throw new ApiError("invalid_request", `\`${field}\` must be a string`);
-    }
-  }
+  requireStrings(body, STRING_FIELDS);
   // Checked here for the same reason, and with the blank fields dropped.
   if (Object.hasOwn(body, "match")) body.match = readMatchRequest(body.match);
   return body;

@@ -123,6 +123,16 @@ export const HEADERS = {
   },
 } as const;
 
+/** The headers of an answer to a billed route (/validate, /iban/build) once the key was accepted. */
+export const AFTER_AUTHENTICATION = { ...HEADERS.rateLimit, ...HEADERS.gatewayBilling };
+
+/** The 413 of a billed route, whose JSON body is bounded by MAX_BODY_BYTES. */
+export const BODY_TOO_LARGE = {
+  description: "`invalid_request`: the body is over the size limit (16 KiB by default)",
+  headers: AFTER_AUTHENTICATION,
+  ...errorExample("invalid_request", "the body must be at most 16384 bytes"),
+};
+
 /** Response models of error statuses, for a route's `response`: every error has the one shape. */
 export const errorResponses = (...statuses: number[]) =>
   Object.fromEntries(statuses.map((status) => [status, "ErrorResponse" as const]));

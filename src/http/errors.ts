@@ -31,6 +31,7 @@ export function describeBodyProblem(error: Readonly<ValidationError>): string {
   // missing field.
   if (!first || field === "") return "send `vat`, `iban`, or both, as strings";
   const value = first.value;
+  if (value === undefined) return `send \`${field}\``;
   const maxLength = (first.schema as { maxLength?: number }).maxLength;
   if (maxLength !== undefined && typeof value === "string" && value.length > maxLength) {
     return `\`${field}\` must be at most ${maxLength} characters, got ${value.length}`;

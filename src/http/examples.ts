@@ -146,6 +146,37 @@ export const VALIDATE_RESPONSES: Record<string, { summary: string; value: Valida
   },
 };
 
+export const IBAN_BUILD_REQUESTS = {
+  de: {
+    summary: "A German bank code (BLZ) and account number",
+    value: { country_code: "DE", bank_code: "37040044", account_number: "532013000" },
+  },
+  es: {
+    summary: "A Spanish CCC, bank and branch in the one string",
+    value: { country_code: "ES", account_number: "2100 0418 45 0200051332" },
+  },
+  cz: {
+    summary: "A Czech account number as printed",
+    value: { country_code: "CZ", account_number: "19-2000145399/0800" },
+  },
+  gb: {
+    summary: "A UK sort code and account number, with the bank's code",
+    value: { country_code: "GB", bank_code: "NWBK", branch_code: "60-16-13", account_number: "31926819" },
+  },
+};
+
+export const IBAN_BUILD_RESPONSES: Record<string, { summary: string; value: ValidateResponse }> = {
+  de: {
+    summary: "The IBAN of a German account, validated and billed",
+    value: {
+      request_id: "e2b7c1d9-6a4f-4e3b-8d05-7f1a9c2e4b68",
+      iban: { ...IBAN_RESULT, input: IBAN_RESULT.iban as string, iban_formatted: IBAN_RESULT.iban_formatted },
+      billable: true,
+      usage: { ...USAGE_BLOCK, used: 415, remaining: 1585 },
+    },
+  },
+};
+
 export const VALIDATION_RECORD: ValidationRecord = {
   request_id: "7d3f9a52-1c4e-4b8a-9f61-2e5d8c0b7a14",
   key_id: "key_fo3kblowfgzd8d1n",

@@ -7,6 +7,7 @@ import {
   BatchSchema,
   WebhookStateSchema,
 } from "../batches/schema.ts";
+import { IbanBuildRequestSchema, IbanBuildResponseSchema } from "../iban/build/schema.ts";
 import { IbanResultSchema } from "../iban/schema.ts";
 import { ErrorResponseSchema, ErrorSchema } from "../kernel/errors.ts";
 import {
@@ -47,6 +48,8 @@ export const models = {
   ValidateRequest: ValidateRequestSchema,
   ValidateResponse: ValidateResponseSchema,
   IbanResult: IbanResultSchema,
+  IbanBuildRequest: IbanBuildRequestSchema,
+  IbanBuildResponse: IbanBuildResponseSchema,
   VatResult: VatResultSchema,
   MatchRequest: MatchRequestSchema,
   MatchResult: MatchResultSchema,

@@ -4,6 +4,7 @@ type Route = { path: string; methods: string[]; key: boolean };
 /** Every route the app serves: one table for 405s, metric labels and authentication. */
 export const ROUTES: Route[] = [
   { path: "/validate", methods: ["POST"], key: true },
+  { path: "/iban/build", methods: ["POST"], key: true },
   { path: "/usage", methods: ["GET"], key: true },
   { path: "/batches", methods: ["POST"], key: true },
   { path: "/batches/:id", methods: ["GET", "DELETE"], key: true },
@@ -38,3 +39,6 @@ export function needsKey(method: string, path: string): boolean {
   const route = routeOf(path);
   return route?.key === true && route.methods.includes(method === "HEAD" ? "GET" : method);
 }
+
+/** The routes a gateway bills per call: every answer to them carries `X-Gateway-Billing`. */
+export const GATEWAY_BILLED_PATHS: ReadonlySet<string> = new Set(["/validate", "/iban/build"]);

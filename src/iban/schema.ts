@@ -17,7 +17,7 @@ export const NationalCheckSchema = stringEnum(["passed", "failed", "not_applicab
 
 export const IbanResultSchema = t.Object(
   {
-    input: t.String({ description: "the value as sent" }),
+    input: t.String({ description: "the value as sent (from POST /iban/build: the IBAN built)" }),
     valid: t.Union([t.Boolean(), t.Null()], {
       description: "checksum, length and structure all pass; false for malformed input",
     }),

@@ -33,6 +33,7 @@ const ROUTES = [
   "GET /validations/{request_id}",
   "PATCH /monitors/{id}",
   "POST /batches",
+  "POST /iban/build",
   "POST /monitors",
   "POST /monitors/{id}/check",
   "POST /validate",

@@ -75,9 +75,19 @@ describe("every route through the client", () => {
     expect(record.data).toMatchObject({ request_id: data?.request_id, vat_number: VAT, valid: true });
   });
 
+  test("POST /iban/build: a domestic account number's IBAN, billed", async () => {
+    const { data, error } = await api.POST("/iban/build", {
+      body: { country_code: "DE", bank_code: "37040044", account_number: "532013000" },
+    });
+    expect(error).toBeUndefined();
+    expect(data?.iban).toMatchObject({ valid: true, iban: IBAN, national_check: "passed" });
+    expect(data?.billable).toBe(true);
+  });
+
   test("GET /usage", async () => {
     const { data } = await api.GET("/usage");
-    expect(data).toMatchObject({ plan: "pro", key_id: keyId, used: 1 });
+    // One unit for the VAT number and IBAN of /validate, one for the IBAN built.
+    expect(data).toMatchObject({ plan: "pro", key_id: keyId, used: 2 });
   });
 
   test("headers of the caller's own, given as a Headers object, go with the key", async () => {

@@ -38,12 +38,17 @@ type Send = (
   init?: { body?: string; headers?: Record<string, string> },
 ) => Promise<Response>;
 
-/** `{"iban": …}` padded to the body limit with what costs the most to parse: arrays nested deep. */
-function worstValidateBody(): string {
-  const head = `{"iban":"${IBAN}","x":`;
+/** A JSON object body beginning with `fields`, padded to the body limit with what costs the most to parse: arrays nested deep. */
+function paddedBody(fields: string): string {
+  const head = `{${fields},"x":`;
   const depth = Math.floor((BODY_BYTES - head.length - 1) / 2);
   return `${head}${"[".repeat(depth)}${"]".repeat(depth)}}`;
 }
+
+const worstValidateBody = () => paddedBody(`"iban":"${IBAN}"`);
+/** A German account: its bank's IBAN rule, then its check method, then validation and billing. */
+const worstBuildBody = () =>
+  paddedBody(`"country_code":"DE","bank_code":"37040044","account_number":"532013000"`);
 
 /** 10,000 items, every field at its longest. */
 function worstJsonBatch(): string {
@@ -265,6 +270,15 @@ for (const configuration of CONFIGURATIONS) {
           () => send("POST", "/validate", { body, headers: { "idempotency-key": crypto.randomUUID() } }),
           [200],
         );
+      },
+    );
+
+    worst(
+      "POST /iban/build",
+      "German accounts in bodies of 16 KiB nested 8,000 deep, 8 at a time for 1 s",
+      async () => {
+        const body = worstBuildBody();
+        await loops(8, 1000, () => send("POST", "/iban/build", { body }), [200]);
       },
     );
 

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "
 import { rmSync } from "node:fs";
 import { TypeCompiler } from "@sinclair/typebox/compiler";
 import { HealthSchema, UsageSchema, ValidateResponseSchema } from "../../src/http/schemas.ts";
+import { IbanBuildResponseSchema } from "../../src/iban/build/schema.ts";
 import { ErrorResponseSchema } from "../../src/kernel/errors.ts";
 import { StatusSchema } from "../../src/vat/status.ts";
 import { startViesFake, type ViesFake } from "../fakes/vies.ts";
@@ -37,9 +38,13 @@ const VAT = "NL854265259B01";
 const MAX_BODY_BYTES = 16_384;
 const utf8 = new TextEncoder();
 
-const SUCCESS = [ValidateResponseSchema, HealthSchema, UsageSchema, StatusSchema].map((schema) =>
-  TypeCompiler.Compile(schema),
-);
+const SUCCESS = [
+  ValidateResponseSchema,
+  IbanBuildResponseSchema,
+  HealthSchema,
+  UsageSchema,
+  StatusSchema,
+].map((schema) => TypeCompiler.Compile(schema));
 const ERROR = TypeCompiler.Compile(ErrorResponseSchema);
 /** What the HTTP layer itself may answer to malformed HTTP, before our app sees it (no JSON). */
 // 413 is not among them: the service refuses large bodies itself, with the error body.
@@ -173,6 +178,9 @@ const PATHS = [
   "/%00",
   "/..%2f..%2fetc%2fpasswd",
   "/validate%20",
+  "/iban/build",
+  "/iban/build/",
+  "/IBAN/build",
   "/\u00e9",
 ];
 const CONTENT_TYPES = [
@@ -187,10 +195,19 @@ const CONTENT_TYPES = [
   "*/*",
 ];
 
+/** Well-formed bodies of the two routes that take one, to mutate. */
+const VALID_BODIES: Record<string, object[]> = {
+  "/validate": [{ iban: IBAN }, { vat: VAT }, { vat: VAT, iban: IBAN }],
+  "/iban/build": [
+    { country_code: "DE", bank_code: "37040044", account_number: "532013000" },
+    { country_code: "ES", account_number: "2100 0418 45 0200051332" },
+    { country_code: "CZ", account_number: "19-2000145399/0800" },
+  ],
+};
+
 function fetchCase(random: Random, index: number, key: string): FetchCase {
-  const valid = utf8.encode(
-    JSON.stringify(random.pick([{ iban: IBAN }, { vat: VAT }, { vat: VAT, iban: IBAN }])),
-  );
+  const route = random.pick(["/validate", "/validate", "/iban/build"]);
+  const valid = utf8.encode(JSON.stringify(random.pick(VALID_BODIES[route] as object[])));
   const family = random.int(6);
   let body: Uint8Array;
   switch (family) {
@@ -229,7 +246,7 @@ function fetchCase(random: Random, index: number, key: string): FetchCase {
     for (let i = 0; i < random.pick([50, 200]); i++) headers.push([`x-many-${i}`, printable(random, 20)]);
   }
   const method = random.pick(METHODS);
-  const path = random.int(3) === 0 ? random.pick(PATHS) : "/validate";
+  const path = random.int(3) === 0 ? random.pick(PATHS) : route;
   return {
     label: `fetch #${index} family ${family}: ${method} ${path} ${new TextDecoder().decode(body.slice(0, 60))}`,
     method,

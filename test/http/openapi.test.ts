@@ -79,9 +79,12 @@ const ROUTES: Record<string, Record<string, string>> = {
   "DELETE /monitors/{id}": answers(200, "Monitor", 401, 403, 404, 429, 503),
   "POST /monitors/{id}/check": answers(202, "Monitor", 401, 403, 404, 409, 422, 429, 503),
   "GET /monitors/{id}/events": answers(200, "MonitorEventPage", 400, 401, 403, 404, 429, 503),
+  // Issue 17: IBANs built from domestic account numbers.
+  "POST /iban/build": answers(200, "IbanBuildResponse", 400, 401, 403, 409, 413, 422, 429, 503),
 };
 const PROTECTED = new Set([
   "POST /validate",
+  "POST /iban/build",
   "GET /usage",
   "POST /batches",
   "GET /batches/{id}",

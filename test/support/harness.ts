@@ -10,6 +10,7 @@ import { parseConfig } from "../../src/config.ts";
 import { pathOf } from "../../src/http/path.ts";
 import { routeOf } from "../../src/http/routes.ts";
 import { HealthSchema, type PlanId, UsageSchema, ValidateResponseSchema } from "../../src/http/schemas.ts";
+import { IbanBuildResponseSchema } from "../../src/iban/build/schema.ts";
 import { ErrorResponseSchema } from "../../src/kernel/errors.ts";
 import { createLogger, type Logger } from "../../src/kernel/log.ts";
 import {
@@ -53,6 +54,7 @@ const compiled = (schema: TSchema) => TypeCompiler.Compile(closed(schema));
 const ERROR_RESPONSE = compiled(ErrorResponseSchema);
 const SUCCESS_SCHEMAS: Record<string, ReturnType<typeof compiled>> = {
   "POST /validate": compiled(ValidateResponseSchema),
+  "POST /iban/build": compiled(IbanBuildResponseSchema),
   "GET /usage": compiled(UsageSchema),
   "GET /status": compiled(StatusSchema),
   "GET /health": compiled(HealthSchema),
