@@ -86,6 +86,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/iban/build": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Build an IBAN from a domestic account number
+         * @description The BBAN is made by the country's public conversion rules (for DE the Bundesbank's IBAN rules per bank; IT and SM get their CIN computed), the check digits are computed, and the IBAN is validated and billed as /validate validates and bills one: one unit. An account number whose national check fails, a bank code the country's rule needs but the registry lacks, or malformed parts are refused (400, not billed).
+         */
+        post: operations["postIbanBuild"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/monitors": {
         parameters: {
             query?: never;
@@ -480,6 +500,31 @@ export interface components {
             /** @constant */
             status: "ok";
         };
+        /**
+         * IbanBuildRequest
+         * @description a domestic account number: `country_code` and `account_number`, with `bank_code` and `branch_code` where the number does not carry them
+         */
+        IbanBuildRequest: {
+            /** @description the domestic account number as printed: spaces, dashes, dots and (CZ, SK) the slash before the bank are fine */
+            account_number: string;
+            /** @description the bank code as the country prints it (BLZ, ABI, sort-code bank, …); for GB, IE and NL the bank's 4-letter code or its BIC. Not needed where the account number carries it (ES CCC, FR RIB, BE, PL NRB, CZ `…/0800`, …) */
+            bank_code?: string;
+            /** @description the branch code where the country has one (ES, IT CAB, PT, GB/IE sort code, FR guichet) */
+            branch_code?: string;
+            /** @description ISO 3166-1 alpha-2 code of the account's country */
+            country_code: string;
+        } & {
+            [key: string]: unknown;
+        };
+        /** IbanBuildResponse */
+        IbanBuildResponse: {
+            /** @description whether this request counted against the monthly quota */
+            billable: boolean;
+            iban: components["schemas"]["IbanResult"];
+            /** @description identifier of the request, also in the X-Request-Id header */
+            request_id: string;
+            usage: components["schemas"]["UsageBlock"];
+        };
         /** IbanResult */
         IbanResult: {
             /** @description account number part of the BBAN */
@@ -508,7 +553,7 @@ export interface components {
             iban: string | null;
             /** @description print format, groups of 4 */
             iban_formatted: string | null;
-            /** @description the value as sent */
+            /** @description the value as sent (from POST /iban/build: the IBAN built) */
             input: string;
             /**
              * @description whether the BBAN's national check digits hold (for DE: the account number under its bank's Bundesbank check method). `not_applicable` where the country has none, the bank's method defines none for the account, a published exception applies, or the IBAN is not valid
@@ -1826,6 +1871,255 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Health"];
+                };
+            };
+            /** @description `not_found` (404), `method_not_allowed` (405, with `Allow`) or `internal_error` (500), in the error shape */
+            default: {
+                headers: {
+                    /** @description identifier of the request; a well-formed one sent by a proxy in front of the service is kept */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "no route for GET /validation"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    postIbanBuild: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to repeat: a repeat with the same key and the same body within IDEMPOTENCY_TTL_HOURS (24 h) gets the first answer again — same status, body (its `request_id` included) and headers, with `Idempotent-Replayed: true` — and bills nothing. Scoped to your API key. A different request under a used key is 422 `idempotency_key_reused`; a repeat while the first still runs is 409 `idempotency_key_in_progress`. Answers that say try again (429, 503) are not kept: a repeat runs anew. Use a new key (a UUID, or your own id of the operation) for each new request. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description a domestic account number: `country_code` and `account_number`, with `bank_code` and `branch_code` where the number does not carry them */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["IbanBuildRequest"];
+            };
+        };
+        responses: {
+            /** @description The IBAN built, validated as /validate validates one */
+            200: {
+                headers: {
+                    /** @description `true` when this is the kept answer of an earlier request with the same `Idempotency-Key` (nothing was done or billed again); absent otherwise */
+                    "Idempotent-Replayed"?: "true";
+                    /** @description gateway calls only: `Validations=1` when the request was billed, `Validations=0` otherwise */
+                    "X-Gateway-Billing"?: string;
+                    /** @description monthly billable validations; direct API keys only */
+                    "X-Quota-Limit"?: number;
+                    /** @description billable validations left this period; direct API keys only */
+                    "X-Quota-Remaining"?: number;
+                    /** @description start of the next period; direct API keys only */
+                    "X-Quota-Reset"?: string;
+                    /** @description requests allowed per minute */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description requests left in the current minute */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description identifier of the request; a well-formed one sent by a proxy in front of the service is kept */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IbanBuildResponse"];
+                };
+            };
+            /** @description No IBAN can be built: `invalid_request` (a part is missing), `invalid_format` (a malformed part, a bank the registry lacks where the rule needs it, an account failing its national check), `invalid_country` (a country whose conversion rules are not public; the message names those supported). Not billed */
+            400: {
+                headers: {
+                    /** @description `true` when this is the kept answer of an earlier request with the same `Idempotency-Key` (nothing was done or billed again); absent otherwise */
+                    "Idempotent-Replayed"?: "true";
+                    /** @description gateway calls only: `Validations=1` when the request was billed, `Validations=0` otherwise */
+                    "X-Gateway-Billing"?: string;
+                    /** @description requests allowed per minute */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description requests left in the current minute */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description identifier of the request; a well-formed one sent by a proxy in front of the service is kept */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_format",
+                     *         "message": "the account number fails its national check: the control digits (DC) do not match the bank, branch and account number"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description `unauthorized`: the key is missing or invalid */
+            401: {
+                headers: {
+                    /** @description identifier of the request; a well-formed one sent by a proxy in front of the service is kept */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "send your API key in the X-API-Key header (or Authorization: Bearer)"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description `forbidden`: the key is revoked */
+            403: {
+                headers: {
+                    /** @description `true` when this is the kept answer of an earlier request with the same `Idempotency-Key` (nothing was done or billed again); absent otherwise */
+                    "Idempotent-Replayed"?: "true";
+                    /** @description identifier of the request; a well-formed one sent by a proxy in front of the service is kept */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "forbidden",
+                     *         "message": "this API key has been revoked"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description `idempotency_key_in_progress`: a request with this `Idempotency-Key` is still running; retry after `Retry-After` (1 s) to get its answer */
+            409: {
+                headers: {
+                    /** @description 1 */
+                    "Retry-After"?: number;
+                    /** @description identifier of the request; a well-formed one sent by a proxy in front of the service is kept */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "idempotency_key_in_progress",
+                     *         "message": "a request with this Idempotency-Key is still running; retry shortly to get its answer"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description `invalid_request`: the body is over the size limit (16 KiB by default) */
+            413: {
+                headers: {
+                    /** @description gateway calls only: `Validations=1` when the request was billed, `Validations=0` otherwise */
+                    "X-Gateway-Billing"?: string;
+                    /** @description requests allowed per minute */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description requests left in the current minute */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description identifier of the request; a well-formed one sent by a proxy in front of the service is kept */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "the body must be at most 16384 bytes"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description `idempotency_key_reused`: this `Idempotency-Key` was used with a different request (another body or route); nothing was done */
+            422: {
+                headers: {
+                    /** @description identifier of the request; a well-formed one sent by a proxy in front of the service is kept */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "idempotency_key_reused",
+                     *         "message": "this Idempotency-Key was used with a different request; use a new key for a new request"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description `rate_limited` (per-minute limit) or `quota_exceeded` (monthly quota used up) */
+            429: {
+                headers: {
+                    /** @description whole seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description gateway calls only: `Validations=1` when the request was billed, `Validations=0` otherwise */
+                    "X-Gateway-Billing"?: string;
+                    /** @description requests allowed per minute */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description requests left in the current minute */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description identifier of the request; a well-formed one sent by a proxy in front of the service is kept */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "quota_exceeded",
+                     *         "message": "the monthly quota is used up and this request needs a fresh, billable check; answers the cache holds as fresh are still served"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description `service_unavailable`: usage cannot be recorded right now */
+            503: {
+                headers: {
+                    /** @description whole seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description gateway calls only: `Validations=1` when the request was billed, `Validations=0` otherwise */
+                    "X-Gateway-Billing"?: string;
+                    /** @description requests allowed per minute */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description requests left in the current minute */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description identifier of the request; a well-formed one sent by a proxy in front of the service is kept */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "service_unavailable",
+                     *         "message": "usage cannot be recorded right now; try again shortly"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description `not_found` (404), `method_not_allowed` (405, with `Allow`) or `internal_error` (500), in the error shape */

@@ -36,7 +36,11 @@ const STRING_FIELDS = stringFieldsOf(IbanBuildRequestSchema);
 
 /** The body: a JSON object within the size bound, its parts strings. */
 async function parseBuildBody(request: Request, maxBytes: number): Promise<Record<string, unknown>> {
-  const body = await readJsonObject(request, maxBytes, "a JSON object with `country_code` and `account_number` strings");
+  const body = await readJsonObject(
+    request,
+    maxBytes,
+    "a JSON object with `country_code` and `account_number` strings",
+  );
   requireStrings(body, STRING_FIELDS);
   return body;
 }
