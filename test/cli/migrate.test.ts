@@ -7,7 +7,7 @@ import { openPglite } from "../../src/kernel/db.ts";
 import { BUN, type Exit, ROOT, sandbox, serviceEnv } from "../support/service.ts";
 
 // Real processes, and a first start of embedded Postgres, take longer than bun's 5 s default.
-setDefaultTimeout(30_000);
+setDefaultTimeout(120_000);
 
 const box = sandbox();
 afterAll(() => box.cleanup());
