@@ -162,6 +162,11 @@ describe("domestic forms as people have them", () => {
       "IS140159260076545510730339",
     ],
     [
+      "IS bank, then the rest in one group",
+      { country_code: "IS", account_number: "0159-260076545510730339" },
+      "IS140159260076545510730339",
+    ],
+    [
       "IS groups without leading zeros",
       { country_code: "IS", account_number: "159-26-7654-551073-339" },
       "IS140159260076545510730339",

@@ -22,7 +22,7 @@ export const buildIcelandic: CountryBuilder = (parts, { format }) => {
   const groups = raw.split("-");
   let bank = sentBank;
   if (bank === "" && groups.length > 1) bank = compact(groups.shift());
-  const rest = groups.length > 1 ? padGroups(groups) : compact(raw);
+  const rest = groups.length > 1 ? padGroups(groups) : compact(groups[0]);
   if (bank === "" && rest.length === 22) return checkCharacters(rest, format, () => "account_number");
   if (bank === "")
     return missing("send `bank_code` (4 digits) with the account number, or the number as printed");
