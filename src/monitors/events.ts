@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { sql } from "drizzle-orm";
 import { iso } from "../batches/store.ts";
-import type { Database, Rows } from "../kernel/db.ts";
+import { type Database, jsonb, type Rows } from "../kernel/db.ts";
 import { queueMonitorWebhook } from "../webhooks/messages.ts";
 import type { Monitor, MonitorEvent, MonitorEventRecord } from "./schema.ts";
 import { at } from "./store.ts";
@@ -24,7 +24,9 @@ export async function recordEvents(
 ): Promise<void> {
   for (const message of messages) {
     const id = newEventId();
-    const payload = JSON.stringify(message);
+    // As jsonb is written: an authority's text with a NUL or half a UTF-16 pair must not make
+    // the statement fail, and with it the check, again and again.
+    const payload = jsonb(message);
     await rows(sql`
       INSERT INTO monitor_events (id, monitor_id, type, payload, created_at)
       VALUES (${id}, ${monitor.id}, ${message.type}, ${payload}, ${at(nowMs)})`);

@@ -246,6 +246,24 @@ describe("details and match", () => {
   });
 });
 
+describe("text the database cannot hold", () => {
+  test("a name from the authority with a NUL or half a UTF-16 pair is stored and sent without it", async () => {
+    const { send } = await keyed();
+    const number = registered("ODD NAME LTD");
+    const created = await watch(send, { vat: number });
+    const first = await waitForMonitor(send, created.id, (monitor) => monitor.last_checked_at !== null);
+    harness.vies.addNumber(number.slice(0, 2), number.slice(2), {
+      valid: true,
+      name: "ODD\u0000 NAME \ud800LTD",
+    });
+    const renamed = await askedRound(send, first);
+    expect(renamed.last_result?.name).not.toContain("\u0000");
+    const [event] = await allEvents(send, created.id);
+    expect(event?.type).toBe("vat.details_changed");
+    expect(event?.data.current.name).toBe(renamed.last_result?.name);
+  });
+});
+
 describe("the quota", () => {
   test("used up: the check waits for the reset (still active, next_check_at says when), no event, nothing billed", async () => {
     const { send } = await keyed(1);
