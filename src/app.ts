@@ -39,6 +39,7 @@ import { requestLogging } from "./observability/request-log.ts";
 import type { ValidationRecords } from "./validation/records.ts";
 import { usageReport } from "./validation/usage.ts";
 import { validate } from "./validation/validate.ts";
+import type { RegisterWatch } from "./vat/registers.ts";
 import type { VatService } from "./vat/service.ts";
 import type { StatusService } from "./vat/status.ts";
 
@@ -52,6 +53,8 @@ export type AppDeps = {
   ibanBuilder: IbanBuilder;
   vat: VatService;
   status: StatusService;
+  /** The national services beside VIES, as this instance last found them (GET /status). */
+  registers: Pick<RegisterWatch, "rows">;
   authenticator: Authenticator;
   rateLimiter: RateLimiter;
   meter: Meter;
@@ -235,19 +238,21 @@ export function buildApp(deps: AppDeps) {
         const ageSeconds = (deps.clock.now() - Date.parse(outcome.body.checked_at)) / 1000;
         const maxAge = Math.max(0, Math.floor(deps.config.STATUS_CACHE_TTL_SECONDS - ageSeconds));
         set.headers["cache-control"] = `public, max-age=${maxAge}`;
-        return outcome.body;
+        return { ...outcome.body, registers: deps.registers.rows() };
       },
       {
         response: { 200: "ViesStatus", ...errorResponses(503) },
         detail: {
-          summary: "Live VIES availability per member state (cached for 60 seconds)",
+          summary:
+            "Live VIES availability per member state (cached for 60 seconds), and the national services beside it",
           tags: ["Operations"],
           description:
             "Whether VIES and each member state's service answer right now, as VIES reports it; `raw` is VIES's own word. No key needed.",
           security: [],
           responses: {
             200: {
-              description: "Live VIES availability per member state, cached for 60 seconds",
+              description:
+                "Live VIES availability per member state, cached for 60 seconds; a row per national service (GB, CH, NO) as this instance last found it",
               headers: HEADERS.cacheControl,
               ...jsonExample(VIES_STATUS),
             },

@@ -106,6 +106,15 @@ export const ConfigSchema = t.Object({
   /** The delay before a webhook's first retry; it doubles per attempt, up to an hour. */
   WEBHOOK_BACKOFF_BASE_MS: t.Integer({ minimum: 100, maximum: 3_600_000, default: 5000 }),
 
+  /** Check CHE numbers with the Swiss UID register (public, no credentials); off: answered service_unavailable. */
+  CH_VAT_ENABLED: t.Boolean({ default: true }),
+  CH_UID_BASE_URL: t.String({ pattern: "^https?://", default: "https://www.uid-wse.admin.ch" }),
+  /** Calls to the UID register per minute, per instance: it refuses more with Request_limit_exceeded. */
+  CH_UID_MAX_PER_MINUTE: t.Integer({ minimum: 1, maximum: 10_000, default: 20 }),
+  /** Check NO numbers with the Norwegian Register of Legal Entities (public, no credentials). */
+  NO_VAT_ENABLED: t.Boolean({ default: true }),
+  NO_BRREG_BASE_URL: t.String({ pattern: "^https?://", default: "https://data.brreg.no" }),
+
   UK_VAT_ENABLED: t.Boolean({ default: false }),
   UK_VAT_BASE_URL: t.String({ pattern: "^https?://", default: "https://api.service.hmrc.gov.uk" }),
   UK_VAT_CLIENT_ID: t.Optional(t.String({ minLength: 1 })),

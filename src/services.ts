@@ -31,9 +31,15 @@ import { createKeyValueStore } from "./store/factory.ts";
 import type { KeyValueStore } from "./store/kv.ts";
 import { prefixedStore } from "./store/prefixed.ts";
 import { ValidationRecords } from "./validation/records.ts";
+import { enabledAuthorities } from "./vat/authorities.ts";
+import { createChUidClient } from "./vat/ch/client.ts";
+import { createNoBrregClient } from "./vat/no/client.ts";
+import { createPacer } from "./vat/pacer.ts";
+import { createRegisterWatch, type NationalSource } from "./vat/registers.ts";
 import { createVatService } from "./vat/service.ts";
 import { createStatusService } from "./vat/status.ts";
 import { createUkVatClient } from "./vat/uk/client.ts";
+import type { VatUpstream } from "./vat/upstream.ts";
 import { createViesClient } from "./vat/vies/client.ts";
 import { createViesStatusClient } from "./vat/vies/status.ts";
 import { createWebhookDelivery } from "./webhooks/delivery.ts";
@@ -164,9 +170,23 @@ export function createServices(
           "uk_authority",
         )
       : null;
+  const enabled = enabledAuthorities(config);
+  const registers = createRegisterWatch(clock, enabled);
+  const national = (source: NationalSource, upstream: VatUpstream) =>
+    registers.watched(source, observedUpstream(upstream, metrics, source));
+  const ch = enabled.ch_uid
+    ? national("ch_uid", createChUidClient({ baseUrl: config.CH_UID_BASE_URL, clock, log }))
+    : null;
+  const no = enabled.no_brreg
+    ? national("no_brreg", createNoBrregClient({ baseUrl: config.NO_BRREG_BASE_URL, clock }))
+    : null;
   const vat = createVatService({
     vies,
-    uk,
+    uk: uk && registers.watched("uk_authority", uk),
+    ch,
+    no,
+    // The register's per-minute limit is per client: this instance's calls keep under it.
+    pacers: { CH: createPacer({ perWindow: config.CH_UID_MAX_PER_MINUTE }) },
     status,
     store,
     clock,
@@ -245,6 +265,7 @@ export function createServices(
     ibanBuilder: createIbanBuilder(iban, ibanRegistry),
     vat,
     status,
+    registers,
     records,
     idempotency,
     batches: { database, config, webhookPolicy, wake: () => processor.wake() },

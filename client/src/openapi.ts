@@ -206,7 +206,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Live VIES availability per member state (cached for 60 seconds)
+         * Live VIES availability per member state (cached for 60 seconds), and the national services beside it
          * @description Whether VIES and each member state's service answer right now, as VIES reports it; `raw` is VIES's own word. No key needed.
          */
         get: operations["getStatus"];
@@ -908,7 +908,7 @@ export interface components {
             /** @description the request_id of the /validate answer, or `{batch_id}.{index}` for a batch item */
             request_id: string;
             /** @enum {string} */
-            source: "vies" | "uk_authority";
+            source: "vies" | "uk_authority" | "ch_uid" | "no_brreg";
             valid: boolean;
             vat_number: string;
         };
@@ -925,7 +925,7 @@ export interface components {
             checked_at: string | null;
             /** @description consultation reference of the upstream, when configured */
             consultation_number: string | null;
-            /** @description ISO 3166-1 alpha-2; GR for prefix EL, GB for prefix XI */
+            /** @description ISO 3166-1 alpha-2; GR for prefix EL, GB for prefix XI, CH for CHE */
             country_code: string | null;
             /** @description English name of the country */
             country_name: string | null;
@@ -936,8 +936,8 @@ export interface components {
             match: components["schemas"]["MatchResult"] | null;
             /** @description registered name; null when the member state does not disclose it */
             name: string | null;
-            /** @description vies, uk_authority, syntax (rejected locally by the format check), or null */
-            source: "vies" | "uk_authority" | "syntax" | null;
+            /** @description who answered: vies (EU member states and XI), uk_authority (GB), ch_uid (the Swiss UID register), no_brreg (the Norwegian Register of Legal Entities); syntax (rejected locally by the format check); or null */
+            source: "vies" | "uk_authority" | "ch_uid" | "no_brreg" | "syntax" | null;
             /** @description served from the last-known-good copy during an upstream outage */
             stale: boolean;
             /** @description true registered; false not registered or malformed; null could not be determined (see error) */
@@ -948,7 +948,7 @@ export interface components {
         };
         /**
          * ViesStatus
-         * @description Live VIES availability per member state, cached for 60 seconds
+         * @description Live VIES availability per member state, cached for 60 seconds, and the national services beside it
          */
         ViesStatus: {
             /** @description whether VIES itself (the central service, not the member states) reports that it is up */
@@ -973,6 +973,26 @@ export interface components {
                 raw: string;
                 /** @description the code VIES uses for the member state: EL for Greece, XI for Northern Ireland */
                 vies_code: string;
+            }[];
+            /** @description the national services beside VIES (GB, CH, NO), as this instance last found them: none of them publishes its availability */
+            registers: {
+                /**
+                 * @description as this instance last found it: available (its last call was answered), unavailable (its last call failed), unknown (no call yet), disabled (switched off on this deployment, its numbers answered service_unavailable)
+                 * @enum {string}
+                 */
+                availability: "available" | "unavailable" | "unknown" | "disabled";
+                /**
+                 * Format: date-time
+                 * @description when that last call was answered or failed; null when there was none
+                 */
+                checked_at: string | null;
+                /** @description ISO 3166-1 alpha-2 code of the numbers it answers for: GB, CH, NO */
+                country_code: string;
+                /**
+                 * @description the service, as `VatResult.source` names it
+                 * @enum {string}
+                 */
+                source: "uk_authority" | "ch_uid" | "no_brreg";
             }[];
         };
         /** WebhookState */
@@ -3708,7 +3728,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Live VIES availability per member state, cached for 60 seconds */
+            /** @description Live VIES availability per member state, cached for 60 seconds; a row per national service (GB, CH, NO) as this instance last found it */
             200: {
                 headers: {
                     /** @description `public, max-age=N`: N seconds until this service asks VIES again */
@@ -3741,6 +3761,26 @@ export interface operations {
                      *           "vies_code": "NL",
                      *           "availability": "available",
                      *           "raw": "Available"
+                     *         }
+                     *       ],
+                     *       "registers": [
+                     *         {
+                     *           "country_code": "GB",
+                     *           "source": "uk_authority",
+                     *           "availability": "disabled",
+                     *           "checked_at": null
+                     *         },
+                     *         {
+                     *           "country_code": "CH",
+                     *           "source": "ch_uid",
+                     *           "availability": "available",
+                     *           "checked_at": "2026-11-26T09:28:41.000Z"
+                     *         },
+                     *         {
+                     *           "country_code": "NO",
+                     *           "source": "no_brreg",
+                     *           "availability": "unknown",
+                     *           "checked_at": null
                      *         }
                      *       ]
                      *     }

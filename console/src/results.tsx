@@ -8,9 +8,11 @@ type IbanResult = Schemas["IbanResult"];
 const verdictOf = (valid: boolean | null): Verdict =>
   valid === true ? "valid" : valid === false ? "invalid" : "unknown";
 
-const SOURCES: Record<string, string> = {
+const SOURCES: Record<NonNullable<VatResult["source"]>, string> = {
   vies: "VIES, the EU's VAT information exchange system",
   uk_authority: "the UK tax authority (HMRC)",
+  ch_uid: "the Swiss UID register (Federal Statistical Office)",
+  no_brreg: "the Norwegian Register of Legal Entities (Brønnøysund)",
   syntax: "the format check of this service (not sent to any authority)",
 };
 

@@ -15,7 +15,7 @@ import type {
 } from "../monitors/schema.ts";
 import type { ValidationRecord } from "../validation/records.ts";
 import type { VatResult } from "../vat/schema.ts";
-import type { StatusBody } from "../vat/status.ts";
+import type { StatusResponse } from "../vat/status.ts";
 import type { Health, Usage, ValidateResponse } from "./schemas.ts";
 
 const CHECKED_AT = "2026-11-26T09:30:12.000Z";
@@ -135,6 +135,44 @@ export const VALIDATE_RESPONSES: Record<string, { summary: string; value: Valida
       usage: { ...USAGE_BLOCK, used: 414, remaining: 1586 },
     },
   },
+  swiss: {
+    summary: "A Swiss VAT number (UID), checked with the UID register",
+    value: {
+      request_id: "3c8d1f6a-7e24-4b95-a0d3-6f2b9e4c1a87",
+      vat: {
+        ...VAT_RESULT,
+        input: "CHE-101.329.561 MWST",
+        vat_number: "CHE101329561",
+        country_code: "CH",
+        country_name: "Switzerland",
+        name: "UBS AG",
+        address: "Bahnhofstrasse 45\n8001 Zürich",
+        source: "ch_uid",
+        consultation_number: null,
+      },
+      billable: true,
+      usage: USAGE_BLOCK,
+    },
+  },
+  norwegian: {
+    summary: "A Norwegian VAT number, checked with the Register of Legal Entities",
+    value: {
+      request_id: "e1a7c3b9-2d5f-4e80-9b16-4c8f0a3d7e25",
+      vat: {
+        ...VAT_RESULT,
+        input: "NO 923 609 016 MVA",
+        vat_number: "NO923609016",
+        country_code: "NO",
+        country_name: "Norway",
+        name: "EQUINOR ASA",
+        address: "Forusbeen 50\n4035 STAVANGER",
+        source: "no_brreg",
+        consultation_number: null,
+      },
+      billable: true,
+      usage: USAGE_BLOCK,
+    },
+  },
   cached: {
     summary: "A VAT number answered from the cache: not billed",
     value: {
@@ -211,7 +249,7 @@ export const USAGE: Usage = {
   key_id: "key_fo3kblowfgzd8d1n",
 };
 
-export const VIES_STATUS: StatusBody = {
+export const VIES_STATUS: StatusResponse = {
   available: true,
   checked_at: CHECKED_AT,
   cached: true,
@@ -219,6 +257,16 @@ export const VIES_STATUS: StatusBody = {
     { country_code: "DE", vies_code: "DE", availability: "available", raw: "Available" },
     { country_code: "GR", vies_code: "EL", availability: "unavailable", raw: "Unavailable" },
     { country_code: "NL", vies_code: "NL", availability: "available", raw: "Available" },
+  ],
+  registers: [
+    { country_code: "GB", source: "uk_authority", availability: "disabled", checked_at: null },
+    {
+      country_code: "CH",
+      source: "ch_uid",
+      availability: "available",
+      checked_at: "2026-11-26T09:28:41.000Z",
+    },
+    { country_code: "NO", source: "no_brreg", availability: "unknown", checked_at: null },
   ],
 };
 

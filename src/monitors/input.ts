@@ -11,6 +11,7 @@ import { ValidateRequestSchema } from "../http/schemas.ts";
 import { ApiError } from "../kernel/errors.ts";
 import { readMatchRequest } from "../matching/request.ts";
 import type { MatchRequest } from "../matching/schema.ts";
+import type { EnabledAuthorities } from "../vat/authorities.ts";
 import { checkVatFormat } from "../vat/format/check-vat-format.ts";
 import { uncheckableReason } from "../vat/service.ts";
 import { INTERVAL_DAYS, type MonitorStatus, type MonitorUpdate } from "./schema.ts";
@@ -60,7 +61,7 @@ function checkInterval(given: unknown, where: string, fromText = false): number 
  * ("item 3", "item 3 (row 5)"; empty for a single number). In CSV, an empty cell is no value
  * and `interval_days` is read from its digits.
  */
-function checkItem(value: unknown, where: string, ukEnabled: boolean, csv: boolean): MonitorInput {
+function checkItem(value: unknown, where: string, enabled: EnabledAuthorities, csv: boolean): MonitorInput {
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
     throw refuse(`${where} must be an object with a \`vat\` string`);
   }
@@ -71,7 +72,7 @@ function checkItem(value: unknown, where: string, ukEnabled: boolean, csv: boole
   if (vat === undefined) throw refuse(`${named(where, "vat")} is required: the number to watch`);
   const format = checkVatFormat(checkText(vat, "vat", where, VAT_MAX_LENGTH));
   if (!format.ok) throw refuse(`${named(where, "vat")} is not a well-formed VAT number: ${format.message}`);
-  const uncheckable = uncheckableReason(format, ukEnabled);
+  const uncheckable = uncheckableReason(format, enabled);
   if (uncheckable !== null) throw refuse(`${named(where, "vat")} cannot be watched: ${uncheckable}`);
   const reference = given("reference");
   const interval = given("interval_days");
@@ -99,13 +100,13 @@ const MONITOR_LIST = {
 export function parseMonitorBody(
   bytes: Uint8Array,
   contentType: string | null,
-  options: { maxItems: number; ukEnabled: boolean },
+  options: { maxItems: number; enabled: EnabledAuthorities },
 ): MonitorRequest {
   const { text, csv } = listBodyText(bytes, contentType);
   const list: ListShape = { ...MONITOR_LIST, maxItems: options.maxItems };
   if (csv) {
     const items = csvListItems(text, list, (fields, where) =>
-      checkItem(fields, where, options.ukEnabled, true),
+      checkItem(fields, where, options.enabled, true),
     );
     return { items, list: true, webhookUrl: undefined };
   }
@@ -120,7 +121,7 @@ export function parseMonitorBody(
   if (single !== null) {
     const webhook = webhookField(single);
     return {
-      items: [checkItem(single, "", options.ukEnabled, false)],
+      items: [checkItem(single, "", options.enabled, false)],
       list: false,
       webhookUrl: webhook.webhook_url,
     };
@@ -128,7 +129,7 @@ export function parseMonitorBody(
   const body = jsonListBody(text, list);
   if (body.vat !== undefined) throw refuse("send `vat` for one number or `items` for a list, not both");
   return {
-    items: body.items.map((item, index) => checkItem(item, `item ${index}`, options.ukEnabled, false)),
+    items: body.items.map((item, index) => checkItem(item, `item ${index}`, options.enabled, false)),
     list: true,
     webhookUrl: webhookField(body).webhook_url,
   };

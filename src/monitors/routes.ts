@@ -28,6 +28,7 @@ import type { Idempotency } from "../idempotency/plugin.ts";
 import type { Clock } from "../kernel/clock.ts";
 import type { Database } from "../kernel/db.ts";
 import { ApiError } from "../kernel/errors.ts";
+import { enabledAuthorities } from "../vat/authorities.ts";
 import { acceptWebhookUrl, type Resolver, type WebhookPolicy } from "../webhooks/target.ts";
 import { eventsPage } from "./events.ts";
 import { type MonitorRequest, parseMonitorBody, readMonitorUpdate } from "./input.ts";
@@ -44,7 +45,15 @@ import {
 export type MonitorRoutesDeps = {
   database: Database;
   clock: Clock;
-  config: Pick<Config, "BATCH_MAX_ITEMS" | "BATCH_MAX_BYTES" | "MAX_BODY_BYTES" | "UK_VAT_ENABLED">;
+  config: Pick<
+    Config,
+    | "BATCH_MAX_ITEMS"
+    | "BATCH_MAX_BYTES"
+    | "MAX_BODY_BYTES"
+    | "UK_VAT_ENABLED"
+    | "CH_VAT_ENABLED"
+    | "NO_VAT_ENABLED"
+  >;
   webhookPolicy: WebhookPolicy;
   /** Resolves webhook hosts when a monitor is created or changed; the system's resolver by default. */
   resolve?: Resolver;
@@ -182,7 +191,7 @@ export function monitorRoutes(deps: MonitorRoutesDeps, keyed: Idempotency) {
           parseMonitorBody(
             await readBoundedBody(request, deps.config.BATCH_MAX_BYTES),
             request.headers.get("content-type"),
-            { maxItems: deps.config.BATCH_MAX_ITEMS, ukEnabled: deps.config.UK_VAT_ENABLED },
+            { maxItems: deps.config.BATCH_MAX_ITEMS, enabled: enabledAuthorities(deps.config) },
           ),
         response: {
           200: "MonitorCreation",

@@ -1,4 +1,5 @@
 import { Counter, collectDefaultMetrics, Histogram, Registry } from "prom-client";
+import type { AuthoritySource } from "../vat/authorities.ts";
 import type { UpstreamCheck, UpstreamOutcome, VatUpstream } from "../vat/upstream.ts";
 
 /**
@@ -28,13 +29,13 @@ export function createMetrics() {
     }),
     upstreamCalls: new Counter({
       name: "vat_upstream_calls_total",
-      help: "Calls to VIES (by member state) and to the UK service, by outcome (valid, invalid, or the fault code) and by the door that answered (VIES: soap or rest)",
+      help: "Calls to VIES (by member state) and to the national services (uk_authority, ch_uid, no_brreg), by outcome (valid, invalid, or the fault code) and by the door that answered (VIES: soap or rest)",
       labelNames: ["authority", "member_state", "outcome", "path"] as const,
       registers: [registry],
     }),
     upstreamDuration: new Histogram({
       name: "vat_upstream_call_duration_seconds",
-      help: "Latency of calls to VIES and to the UK service, by member state",
+      help: "Latency of calls to VIES and to the national services, by member state (the prefix)",
       labelNames: ["authority", "member_state"] as const,
       buckets: seconds,
       registers: [registry],
@@ -94,7 +95,7 @@ export function createMetrics() {
 export function observedUpstream(
   upstream: VatUpstream,
   metrics: Metrics,
-  authority: "vies" | "uk_authority",
+  authority: AuthoritySource,
 ): VatUpstream {
   return {
     async check(request: UpstreamCheck, options): Promise<UpstreamOutcome> {

@@ -4,6 +4,7 @@ import { Batcher, ItemFailure } from "../kernel/batcher.ts";
 import { type Database, jsonb, type Rows } from "../kernel/db.ts";
 import { stringEnum } from "../kernel/enum-schema.ts";
 import { MatchRecordSchema, type MatchRequest } from "../matching/schema.ts";
+import { AUTHORITY_SOURCES } from "../vat/authorities.ts";
 import type { VatResult } from "../vat/schema.ts";
 
 export const ValidationRecordSchema = t.Object(
@@ -21,7 +22,7 @@ export const ValidationRecordSchema = t.Object(
       description:
         "the authority's consultation reference; present when the deployment sends its requester VAT number",
     }),
-    source: stringEnum(["vies", "uk_authority"] as const),
+    source: stringEnum(AUTHORITY_SOURCES),
     match: t.Union([MatchRecordSchema, t.Null()], {
       description: "the details sent to be matched and how they compared; null when none were sent",
     }),
@@ -45,7 +46,7 @@ export function recordOf(
   match: MatchRequest | null,
 ): ValidationRecord | null {
   if (vat.cached || vat.valid === null || vat.vat_number === null || vat.checked_at === null) return null;
-  if (vat.source !== "vies" && vat.source !== "uk_authority") return null;
+  if (vat.source === null || vat.source === "syntax") return null;
   return {
     request_id: requestId,
     key_id: keyId,

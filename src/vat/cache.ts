@@ -6,6 +6,7 @@ import type { LogFields } from "../kernel/log.ts";
 import { withDeadline } from "../store/deadline.ts";
 import { StoreError } from "../store/errors.ts";
 import type { KeyValueStore } from "../store/kv.ts";
+import { AUTHORITY_SOURCES } from "./authorities.ts";
 import type { UpstreamVerdict } from "./upstream.ts";
 
 /** `fresh`: within the fresh period, serve as is. `stale`: last-known-good only. */
@@ -72,7 +73,7 @@ const CacheEntrySchema = t.Object({
       pattern: "^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d+)?(Z|[+-]\\d{2}:\\d{2})$",
     }),
     consultationNumber: nullableString,
-    source: t.Union([t.Literal("vies"), t.Literal("uk_authority")]),
+    source: t.Union(AUTHORITY_SOURCES.map((source) => t.Literal(source))),
   }),
   checkedAt: t.Number(),
   freshUntil: t.Number(),

@@ -1,5 +1,6 @@
 import { type ApiErrorBody, componentError } from "../kernel/errors.ts";
 import type { MatchResult } from "../matching/schema.ts";
+import { AUTHORITIES, authorityOf } from "./authorities.ts";
 import type { VatFormatOk, VatFormatRejected } from "./format/check-vat-format.ts";
 import type { VatResult } from "./schema.ts";
 import type { UpstreamFault, UpstreamVerdict } from "./upstream.ts";
@@ -91,7 +92,7 @@ export function refusedResult(
   source: UpstreamVerdict["source"],
   match: MatchResult | null,
 ): VatResult {
-  const authority = source === "vies" ? "VIES" : "the UK VAT service";
+  const authority = AUTHORITIES[source].name;
   return {
     ...UNDETERMINED,
     ...identity(input, format),
@@ -107,7 +108,7 @@ export function refusedResult(
 
 /** The English message of an upstream fault, naming the authority and the country. */
 export function faultMessage(code: UnavailableCode, format: VatFormatOk): string {
-  const authority = format.prefix === "GB" ? "the UK VAT service" : "VIES";
+  const authority = AUTHORITIES[authorityOf(format.prefix)].name;
   switch (code) {
     case "member_state_unavailable":
       return `the VAT system of ${format.countryName} is not answering; try again later`;
@@ -117,9 +118,6 @@ export function faultMessage(code: UnavailableCode, format: VatFormatOk): string
       return `${authority} is throttling requests for ${format.countryName}; try again shortly`;
   }
 }
-
-export const UK_DISABLED_MESSAGE =
-  "UK VAT numbers (prefix GB) cannot be checked: the UK VAT service is not enabled on this deployment";
 
 export const UK_UNCHECKABLE_MESSAGE =
   "the UK VAT service cannot check government department (GD) and health authority (HA) numbers";

@@ -4,10 +4,20 @@ import { MatchResultSchema } from "../matching/schema.ts";
 
 const nullableString = (description: string) => t.Union([t.String(), t.Null()], { description });
 
+// Literals rather than an enum: a nullable enum would be documented without null among its values.
+// Every AuthoritySource must be here: results built from a verdict do not type-check otherwise.
 export const VatSourceSchema = t.Union(
-  [t.Literal("vies"), t.Literal("uk_authority"), t.Literal("syntax"), t.Null()],
+  [
+    t.Literal("vies"),
+    t.Literal("uk_authority"),
+    t.Literal("ch_uid"),
+    t.Literal("no_brreg"),
+    t.Literal("syntax"),
+    t.Null(),
+  ],
   {
-    description: "vies, uk_authority, syntax (rejected locally by the format check), or null",
+    description:
+      "who answered: vies (EU member states and XI), uk_authority (GB), ch_uid (the Swiss UID register), no_brreg (the Norwegian Register of Legal Entities); syntax (rejected locally by the format check); or null",
   },
 );
 
@@ -19,7 +29,7 @@ export const VatResultSchema = t.Object(
         "true registered; false not registered or malformed; null could not be determined (see error)",
     }),
     vat_number: nullableString("normalized number with prefix"),
-    country_code: nullableString("ISO 3166-1 alpha-2; GR for prefix EL, GB for prefix XI"),
+    country_code: nullableString("ISO 3166-1 alpha-2; GR for prefix EL, GB for prefix XI, CH for CHE"),
     country_name: nullableString("English name of the country"),
     name: nullableString("registered name; null when the member state does not disclose it"),
     address: nullableString("registered address, lines separated by \\n; same disclosure rule as name"),

@@ -6,15 +6,16 @@ import { LegalForms, readLegalFormData } from "../matching/legal-forms.ts";
 import { matchTrader, traderDetailsOf } from "../matching/match.ts";
 import type { MatchRequest, MatchResult } from "../matching/schema.ts";
 import type { KeyValueStore } from "../store/kv.ts";
+import { AUTHORITIES, type AuthoritySource, authorityOf, type EnabledAuthorities } from "./authorities.ts";
 import { type Budget, budgetFrom, settleWithin } from "./budget.ts";
 import { type CacheFault, createVatCache, DEFAULT_CACHE_TIMEOUT_MS } from "./cache.ts";
 import { checkVatFormat, type VatFormatOk } from "./format/check-vat-format.ts";
 import { createKeyedLimiter } from "./limiter.ts";
+import type { Pacer } from "./pacer.ts";
 import {
   faultMessage,
   refusedResult,
   rejectedResult,
-  UK_DISABLED_MESSAGE,
   UK_UNCHECKABLE_MESSAGE,
   unavailableResult,
   verdictResult,
@@ -42,6 +43,12 @@ export type VatServiceOptions = {
   vies: VatUpstream;
   /** The UK client for GB numbers; null while the UK check is not enabled (the default). */
   uk: VatUpstream | null;
+  /** The Swiss UID register's client for CHE numbers; null (the default here) while it is off. */
+  ch?: VatUpstream | null;
+  /** The Norwegian register's client for NO numbers; null (the default here) while it is off. */
+  no?: VatUpstream | null;
+  /** Per prefix, the rate its upstream's calls keep to (CH: the UID register's calls per minute). */
+  pacers?: Partial<Record<string, Pacer>>;
   /** VIES's reported availability, read before each VIES call (from memory). */
   status: Pick<StatusService, "reportedOutage">;
   /** Where verdicts are cached; shared by every instance when it is Redis or Upstash. */
@@ -71,7 +78,7 @@ export type VatServiceOptions = {
    */
   staleAfterMs?: number;
   retry?: Partial<RetryPolicy>;
-  /** Upstream calls in flight per member state (VIES prefix; GB for the UK service); defaults to 4. */
+  /** Upstream calls in flight per member state (VIES prefix; GB, CH, NO for the national services); defaults to 4. */
   maxConcurrentPerState?: number;
   /** Calls waiting for a slot per member state; one more is refused at once; defaults to 100. */
   maxWaitingPerState?: number;
@@ -94,7 +101,9 @@ export type UpstreamPlan = {
   kind: "upstream";
   input: string;
   format: VatFormatOk;
-  /** The client that will be asked: VIES, or the UK client for GB. */
+  /** Who answers for the number: VIES, or a national service. */
+  source: AuthoritySource;
+  /** Its client, which will be asked. */
   authority: VatUpstream;
   /** A stale copy of the verdict, served if the upstream fails. */
   lastKnownGood: UpstreamVerdict | null;
@@ -177,13 +186,14 @@ type Urgency = { urgent: boolean; last: boolean };
 const HMRC_CHECKABLE = /^\d+$/;
 
 /**
- * Why no authority can be asked about a well-formed number here — a GB number while the UK
- * check is off, a GB government or health-authority number — or null when one can.
+ * Why no authority can be asked about a well-formed number here — its authority is off on this
+ * deployment (GB by default; CH or NO when switched off), or it is a GB government or
+ * health-authority number — or null when one can.
  */
-export function uncheckableReason(format: VatFormatOk, ukEnabled: boolean): string | null {
-  if (format.prefix !== "GB") return null;
-  if (!ukEnabled) return UK_DISABLED_MESSAGE;
-  return HMRC_CHECKABLE.test(format.number) ? null : UK_UNCHECKABLE_MESSAGE;
+export function uncheckableReason(format: VatFormatOk, enabled: EnabledAuthorities): string | null {
+  const source = authorityOf(format.prefix);
+  if (!enabled[source]) return AUTHORITIES[source].disabledMessage;
+  return format.prefix === "GB" && !HMRC_CHECKABLE.test(format.number) ? UK_UNCHECKABLE_MESSAGE : null;
 }
 
 /**
@@ -206,7 +216,19 @@ const fault = (code: UpstreamFault["code"], detail: string): UpstreamFault => ({
  * billing unit between learning that upstream work is needed (`plan`) and that work (`resolve`).
  */
 export function createVatService(options: VatServiceOptions): VatService {
-  const { vies, uk, status, store, clock, log } = options;
+  const { status, store, clock, log } = options;
+  const upstreams: Record<AuthoritySource, VatUpstream | null> = {
+    vies: options.vies,
+    uk_authority: options.uk,
+    ch_uid: options.ch ?? null,
+    no_brreg: options.no ?? null,
+  };
+  const enabled: EnabledAuthorities = {
+    vies: true,
+    uk_authority: upstreams.uk_authority !== null,
+    ch_uid: upstreams.ch_uid !== null,
+    no_brreg: upstreams.no_brreg !== null,
+  };
   const deadlineMs = options.deadlineMs ?? DEFAULT_DEADLINE_MS;
   const staleAfterMs = options.staleAfterMs ?? deadlineMs;
   const backgroundDeadlineMs = options.backgroundDeadlineMs ?? DEFAULT_BACKGROUND_DEADLINE_MS;
@@ -226,6 +248,7 @@ export function createVatService(options: VatServiceOptions): VatService {
       maxConcurrent: options.maxConcurrentPerState ?? DEFAULT_MAX_CONCURRENT_PER_STATE,
       maxWaiting: options.maxWaitingPerState ?? DEFAULT_MAX_WAITING_PER_STATE,
     }),
+    pacers: options.pacers,
     attemptTimeoutMs: options.attemptTimeoutMs ?? deadlineMs,
     retry: { ...DEFAULT_RETRY_POLICY, ...options.retry },
     random: options.random ?? Math.random,
@@ -236,9 +259,9 @@ export function createVatService(options: VatServiceOptions): VatService {
   /** Per number in flight: whether anyone waiting for its call is interactive, or only lowest work. */
   const urgencies = new Map<string, Urgency>();
 
-  /** The fault VIES's status reports for a number's member state (or VIES itself); the UK has none. */
+  /** The fault VIES's status reports for a number's member state (or VIES itself); national services have none. */
   const reportedFault = (format: VatFormatOk): UpstreamFault | null => {
-    const reported = format.prefix === "GB" ? null : status.reportedOutage(format.prefix);
+    const reported = authorityOf(format.prefix) === "vies" ? status.reportedOutage(format.prefix) : null;
     return reported === null ? null : fault(reported.code, reported.detail);
   };
 
@@ -308,8 +331,7 @@ export function createVatService(options: VatServiceOptions): VatService {
     // The cache's answer stands; only the member state's comparison is missing.
     if (freshCopy !== null) return { result: freshCopy, fresh: false, retryAfterSeconds: null };
     if (outcome.code === "invalid_input") {
-      const source = format.prefix === "GB" ? "uk_authority" : "vies";
-      const result = refusedResult(input, format, source, matchOf(match, country, null));
+      const result = refusedResult(input, format, plan.source, matchOf(match, country, null));
       return { result, fresh: false, retryAfterSeconds: null };
     }
     const message = faultMessage(outcome.code, format);
@@ -341,16 +363,20 @@ export function createVatService(options: VatServiceOptions): VatService {
         return { kind: "answered", result };
       }
       const startedAt = performance.now();
-      const authority = format.prefix === "GB" ? uk : vies;
-      const uncheckable = uncheckableReason(format, uk !== null);
+      const source = authorityOf(format.prefix);
+      const authority = upstreams[source];
+      const uncheckable = uncheckableReason(format, enabled);
       if (authority === null || uncheckable !== null) {
-        const error = componentError("service_unavailable", uncheckable ?? UK_DISABLED_MESSAGE);
+        const error = componentError(
+          "service_unavailable",
+          uncheckable ?? AUTHORITIES[source].disabledMessage,
+        );
         const result = unavailableResult(input, format, error, matchOf(match, format.countryCode, null));
         return { kind: "answered", result };
       }
       const hit = await cache.get(format.vatNumber);
       options.onCacheLookup?.(hit === null ? "miss" : hit.state === "fresh" ? "hit" : "stale");
-      const upstream = { kind: "upstream" as const, input, format, authority, match, startedAt };
+      const upstream = { kind: "upstream" as const, input, format, source, authority, match, startedAt };
       if (hit?.state === "fresh") {
         const served = { cached: true, stale: false, warning: null };
         const matched = matchOf(match, format.countryCode, hit.verdict);
@@ -393,8 +419,7 @@ export function createVatService(options: VatServiceOptions): VatService {
         !copy || background ? budget.remainingMs() : Math.min(budget.remainingMs(), staleAfterMs);
       const report =
         flight.shared || copy ? await settleWithin(flight.promise, waitMs) : await flight.promise;
-      const timeoutCode = format.prefix === "GB" ? "service_unavailable" : "member_state_unavailable";
-      const outcome = report?.outcome ?? fault(timeoutCode, "DEADLINE");
+      const outcome = report?.outcome ?? fault(AUTHORITIES[plan.source].timeoutCode, "DEADLINE");
       return {
         ...answer({ ...plan, lastKnownGood }, outcome),
         upstream: {

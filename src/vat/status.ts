@@ -7,6 +7,7 @@ import { describeFailure } from "../kernel/failure.ts";
 import type { Logger } from "../kernel/log.ts";
 import { withDeadline } from "../store/deadline.ts";
 import type { KeyValueStore } from "../store/kv.ts";
+import { RegisterStatusSchema } from "./registers.ts";
 import { createSingleflight } from "./singleflight.ts";
 import type { ViesStatusClient } from "./vies/status.ts";
 
@@ -40,10 +41,21 @@ export const StatusSchema = t.Object(
       description: "served from the status cache instead of asking VIES for this request",
     }),
     countries: t.Array(StatusCountrySchema, { description: "one entry per member state VIES reports on" }),
+    registers: t.Array(RegisterStatusSchema, {
+      description:
+        "the national services beside VIES (GB, CH, NO), as this instance last found them: none of them publishes its availability",
+    }),
   },
-  { title: "ViesStatus", description: "Live VIES availability per member state, cached for 60 seconds" },
+  {
+    title: "ViesStatus",
+    description:
+      "Live VIES availability per member state, cached for 60 seconds, and the national services beside it",
+  },
 );
-export type StatusBody = Static<typeof StatusSchema>;
+/** GET /status's body. */
+export type StatusResponse = Static<typeof StatusSchema>;
+/** What VIES's status says; the national registers are added by whoever serves it. */
+export type StatusBody = Omit<StatusResponse, "registers">;
 
 /** What VIES's status says a check would meet: the code it is answered with, and the cause. */
 export type ReportedOutage =

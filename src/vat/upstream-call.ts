@@ -1,6 +1,7 @@
 import type { Logger } from "../kernel/log.ts";
 import type { Budget } from "./budget.ts";
 import type { Caller, KeyedLimiter } from "./limiter.ts";
+import type { Pacer } from "./pacer.ts";
 import type { UpstreamCheck, UpstreamFault, UpstreamOutcome, VatUpstream } from "./upstream.ts";
 
 export type RetryPolicy = {
@@ -33,8 +34,10 @@ export function backoffDelayMs(retry: number, policy: RetryPolicy, random: () =>
 
 export type UpstreamCallOptions = {
   upstream: VatUpstream;
-  /** Slots per VIES prefix (the member state); the UK service is its own key, GB. */
+  /** Slots per VIES prefix (the member state); each national service is its own key (GB, CH, NO). */
   limiter: KeyedLimiter;
+  /** Per key, a rate its calls keep to (the Swiss UID register's calls per minute). */
+  pacers?: Partial<Record<string, Pacer>>;
   /** The most one call may take; the budget left may cut it shorter. */
   attemptTimeoutMs: number;
   retry: RetryPolicy;
@@ -53,8 +56,17 @@ const NO_SLOT: UpstreamFault = {
   retryable: false,
 };
 
+/** The fault for a caller whose turn under the upstream's rate would come after its budget. */
+const NO_TURN: UpstreamFault = {
+  kind: "fault",
+  code: "upstream_rate_limited",
+  detail: "LOCAL_RATE_LIMIT",
+  retryable: false,
+};
+
 /**
- * Asks the upstream within `budget`: each attempt holds a slot of the member state and gets the
+ * Asks the upstream within `budget`: each attempt holds a slot of the member state (and waits
+ * for its turn under the upstream's rate, where it has one) and gets the
  * attempt timeout or what is left of the budget, whichever is less. A caller that waits for a
  * slot until too little budget is left gets `upstream_rate_limited` without a call. Retryable faults
  * (throttling, timeouts) are retried with backoff while attempts and budget remain; other
@@ -67,6 +79,7 @@ export async function callUpstream(
   caller?: Caller,
 ): Promise<UpstreamCallReport> {
   const { upstream, limiter, attemptTimeoutMs, retry, random, log } = options;
+  const pacer = options.pacers?.[check.prefix];
   let last: UpstreamFault = NO_SLOT;
   for (let attempt = 1; ; attempt += 1) {
     // A free slot is taken whatever the budget; waiting for one stops while an attempt would
@@ -74,6 +87,10 @@ export async function callUpstream(
     const release = await limiter.acquire(check.prefix, budget.remainingMs() - retry.minAttemptMs, caller);
     // With no slot the last fault stands: it says more than our own queue does.
     if (release === null) return { outcome: last, attempts: attempt - 1 };
+    if (pacer && !(await pacer.acquire(budget.remainingMs() - retry.minAttemptMs))) {
+      release();
+      return { outcome: attempt === 1 ? NO_TURN : last, attempts: attempt - 1 };
+    }
     let outcome: UpstreamOutcome;
     try {
       const timeoutMs = Math.max(0, Math.floor(Math.min(attemptTimeoutMs, budget.remainingMs())));

@@ -1,3 +1,5 @@
+import type { AuthoritySource } from "./authorities.ts";
+
 /** The trader details a caller asks the authority to compare with its record (VIES approximate check). */
 export type TraderDetails = {
   name?: string;
@@ -14,7 +16,7 @@ export type UpstreamPath = "soap" | "rest";
 export type AuthorityMatchCode = "match" | "mismatch" | "not_processed";
 
 /**
- * What an upstream VAT authority (VIES, the UK service) answered for one number, in the
+ * What an upstream VAT authority (VIES, a national service) answered for one number, in the
  * service's own terms. Clients translate their wire protocol into this; the VAT service
  * decides caching, billing and fallbacks from it.
  */
@@ -34,7 +36,7 @@ export type UpstreamVerdict = {
    * null when it returned none (no details asked, or a state that does not compare).
    */
   traderMatch: Partial<Record<keyof TraderDetails, AuthorityMatchCode>> | null;
-  source: "vies" | "uk_authority";
+  source: AuthoritySource;
   /** The door that answered, for metrics and logs, where the authority has more than one. */
   path?: UpstreamPath;
 };
@@ -58,6 +60,11 @@ export type UpstreamFault = {
 };
 
 export type UpstreamOutcome = UpstreamVerdict | UpstreamFault;
+
+/** Builds an UpstreamFault. */
+export function upstreamFault(code: UpstreamFaultCode, detail: string, retryable: boolean): UpstreamFault {
+  return { kind: "fault", code, detail, retryable };
+}
 
 export type UpstreamCheck = {
   /** The VIES prefix (`EL` for Greece, `XI` for Northern Ireland, `GB` for the UK service). */

@@ -3,7 +3,7 @@
  * real JAX-WS endpoint), response envelopes byte-shaped like the recorded ones, the HTML error
  * pages, and Jackson-style JSON for the REST API.
  */
-import { XMLParser } from "fast-xml-parser";
+import { qualifiedChildren as children, readXml, textOf } from "./soap-xml.ts";
 
 export const SOAP_ENV = "http://schemas.xmlsoap.org/soap/envelope/";
 export const VIES_TYPES = "urn:ec.europa.eu:taxud:vies:services:checkVat:types";
@@ -69,59 +69,6 @@ export type ViesSoapRequest = {
   trader: TraderFields;
 };
 
-const parser = new XMLParser({
-  ignoreAttributes: false,
-  attributeNamePrefix: "@_",
-  parseTagValue: false,
-  parseAttributeValue: false,
-  trimValues: false,
-  htmlEntities: true,
-});
-
-type Scope = ReadonlyMap<string, string>;
-type Found = { node: unknown; scope: Scope };
-
-function attributes(node: unknown): Record<string, string> {
-  if (typeof node !== "object" || node === null) return {};
-  const out: Record<string, string> = {};
-  for (const [key, value] of Object.entries(node)) {
-    if (key.startsWith("@_") && typeof value === "string") out[key.slice(2)] = value;
-  }
-  return out;
-}
-
-function withDeclarations(scope: Scope, node: unknown): Scope {
-  const next = new Map(scope);
-  for (const [name, value] of Object.entries(attributes(node))) {
-    if (name === "xmlns") next.set("", value);
-    else if (name.startsWith("xmlns:")) next.set(name.slice(6), value);
-  }
-  return next;
-}
-
-/** The qualified children of a node as `{namespace, local}` entries. */
-function children(node: unknown, scope: Scope): { namespace: string; local: string; found: Found }[] {
-  if (typeof node !== "object" || node === null) return [];
-  const out: { namespace: string; local: string; found: Found }[] = [];
-  for (const [tag, value] of Object.entries(node)) {
-    if (tag.startsWith("@_") || tag === "#text") continue;
-    for (const item of Array.isArray(value) ? value : [value]) {
-      const childScope = withDeclarations(scope, item);
-      const colon = tag.indexOf(":");
-      const prefix = colon === -1 ? "" : tag.slice(0, colon);
-      const local = colon === -1 ? tag : tag.slice(colon + 1);
-      out.push({ namespace: childScope.get(prefix) ?? "", local, found: { node: item, scope: childScope } });
-    }
-  }
-  return out;
-}
-
-function textOf(node: unknown): string {
-  if (typeof node === "string") return node;
-  if (typeof node === "object" && node !== null && "#text" in node) return String(node["#text"]);
-  return "";
-}
-
 /** A request the endpoint refuses before reaching the business logic, with CXF's wording. */
 export type ViesClientError = { clientError: string };
 
@@ -146,7 +93,7 @@ const REQUEST_FIELDS: Record<ViesOperation, ReadonlySet<string>> = {
 export function parseSoapRequest(xml: string): ViesSoapRequest | ViesClientError {
   let document: unknown;
   try {
-    document = parser.parse(xml, true);
+    document = readXml(xml);
   } catch {
     return { clientError: "Error reading XMLStreamReader." };
   }

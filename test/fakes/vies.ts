@@ -6,8 +6,16 @@
  * works. It is built on `node:http` rather than `Bun.serve` because resets, garbage bytes and
  * truncated bodies need the raw socket.
  */
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import type { AddressInfo, Socket } from "node:net";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import {
+  html,
+  type Reply,
+  readBody,
+  resetSocket,
+  sendGarbage,
+  sendTruncated,
+  startRawServer,
+} from "./raw-http.ts";
 import {
   answerEnvelope,
   brusselsRequestDate,
@@ -234,31 +242,6 @@ function emptyCalls(): ViesCalls {
 
 const REST_HEADERS = { "Content-Type": "application/json", Server: "Europa" };
 
-function readBody(request: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    request.on("data", (chunk: Buffer) => chunks.push(chunk));
-    request.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
-    request.on("error", reject);
-  });
-}
-
-type Reply = { status: number; headers: Record<string, string>; body: string };
-
-function send(response: ServerResponse, reply: Reply | null): void {
-  if (reply === null || response.destroyed) return;
-  // Set explicitly: node:http would otherwise chunk the body, and VIES sends a Content-Length.
-  response.writeHead(reply.status, {
-    ...reply.headers,
-    "Content-Length": String(Buffer.byteLength(reply.body)),
-  });
-  response.end(reply.body);
-}
-
-function html(status: number, page: string): Reply {
-  return { status, headers: { "Content-Type": "text/html; charset=UTF-8" }, body: page };
-}
-
 function json(status: number, value: unknown): Reply {
   return { status, headers: { "Content-Type": "application/json" }, body: jacksonStringify(value) };
 }
@@ -301,12 +284,6 @@ type Verdict =
       codes: Record<TraderField, MatchCode>;
     };
 
-function resetSocket(socket: Socket): void {
-  // resetAndDestroy sends a TCP RST, which is what a dropped connection looks like to a client.
-  if (typeof socket.resetAndDestroy === "function") socket.resetAndDestroy();
-  else socket.destroy();
-}
-
 /** Starts the fake on 127.0.0.1 on a free port. Call `stop()` when done. */
 export async function startViesFake(options: ViesFakeOptions = {}): Promise<ViesFake> {
   const now = options.now ?? Date.now;
@@ -316,9 +293,6 @@ export async function startViesFake(options: ViesFakeOptions = {}): Promise<Vies
   const latency = new Map<string, number>();
   const limits = new Map<string, number>();
   const inFlight = new Map<string, number>();
-  /** Connections of calls that will never be answered, closed by `reset()` and `stop()`. */
-  const parked = new Set<Socket>();
-  const sockets = new Set<Socket>();
   const calls = emptyCalls();
   let status: ViesStatusBehaviour = { kind: "json" };
 
@@ -479,12 +453,12 @@ export async function startViesFake(options: ViesFakeOptions = {}): Promise<Vies
           body: behaviour.body,
         };
       case "hang":
-        parked.add(socket);
+        server.park(socket);
         return null;
       case "stall":
         response.writeHead(200, door === "soap" ? SOAP_HEADERS : REST_HEADERS);
         response.flushHeaders();
-        parked.add(socket);
+        server.park(socket);
         return null;
       case "reset":
         resetSocket(socket);
@@ -494,16 +468,15 @@ export async function startViesFake(options: ViesFakeOptions = {}): Promise<Vies
           door === "soap"
             ? faultEnvelope("SERVICE_UNAVAILABLE", "env", "Server")
             : jacksonStringify(restError("SERVICE_UNAVAILABLE"));
-        const contentType = door === "soap" ? SOAP_HEADERS["Content-Type"] : REST_HEADERS["Content-Type"];
-        socket.write(
-          `HTTP/1.1 200 OK\r\nContent-Type: ${contentType}\r\nContent-Length: ${body.length}\r\n\r\n` +
-            body.slice(0, body.length / 2),
+        sendTruncated(
+          socket,
+          door === "soap" ? SOAP_HEADERS["Content-Type"] : REST_HEADERS["Content-Type"],
+          body,
         );
-        socket.destroy();
         return null;
       }
       case "garbage":
-        socket.end("\u0000\u0017 <<not HTTP at all>>\r\n\r\n");
+        sendGarbage(socket);
         return null;
     }
   }
@@ -611,43 +584,23 @@ export async function startViesFake(options: ViesFakeOptions = {}): Promise<Vies
       case "body":
         return { status: status.status, headers: { "Content-Type": status.contentType }, body: status.body };
       case "hang":
-        parked.add(request.socket);
+        server.park(request.socket);
         return null;
     }
   }
 
-  const server = createServer((request, response) => {
+  const server = await startRawServer(async (request, response) => {
     const path = new URL(request.url ?? "/", "http://fake").pathname;
-    if (path === VIES_SERVICE_PATH || path === VIES_REST_CHECK_PATH) {
-      const handle = path === VIES_SERVICE_PATH ? handleSoap : handleRest;
-      handle(request, response).then(
-        (reply) => send(response, reply),
-        () => resetSocket(request.socket),
-      );
-      return;
-    }
+    if (path === VIES_SERVICE_PATH) return handleSoap(request, response);
+    if (path === VIES_REST_CHECK_PATH) return handleRest(request, response);
     request.resume();
-    send(
-      response,
-      path === VIES_STATUS_PATH && request.method === "GET"
-        ? statusReply(request)
-        : html(404, proxyErrorPage(404)),
-    );
+    return path === VIES_STATUS_PATH && request.method === "GET"
+      ? statusReply(request)
+      : html(404, proxyErrorPage(404));
   });
-  server.on("connection", (socket: Socket) => {
-    sockets.add(socket);
-    socket.once("close", () => sockets.delete(socket));
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-
-  function endParked(): void {
-    for (const socket of parked) socket.destroy();
-    parked.clear();
-  }
 
   return {
-    baseUrl: `http://127.0.0.1:${port}`,
+    baseUrl: server.baseUrl,
     calls,
     setRegistry,
     addNumber(prefix, number, entry) {
@@ -682,13 +635,9 @@ export async function startViesFake(options: ViesFakeOptions = {}): Promise<Vies
       latency.clear();
       limits.clear();
       status = { kind: "json" };
-      endParked();
+      server.endParked();
       Object.assign(calls, emptyCalls());
     },
-    async stop() {
-      endParked();
-      for (const socket of sockets) socket.destroy();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
+    stop: () => server.stop(),
   };
 }

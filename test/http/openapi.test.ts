@@ -485,6 +485,8 @@ describe("the OpenAPI document", () => {
     expect(schemas.VatResult?.properties?.source?.anyOf?.map((option) => option.const ?? null)).toEqual([
       "vies",
       "uk_authority",
+      "ch_uid",
+      "no_brreg",
       "syntax",
       null,
     ]);

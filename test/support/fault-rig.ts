@@ -65,6 +65,9 @@ export async function startFaultRig(settings: Record<string, string> = {}): Prom
       REDIS_URL: redis.url,
       STORE_KEY_PREFIX: `fault:${crypto.randomUUID()}:`,
       VIES_BASE_URL: vies.baseUrl,
+      // No test here checks a Swiss or Norwegian number: a closed port, so none could reach out.
+      CH_UID_BASE_URL: "http://127.0.0.1:9",
+      NO_BRREG_BASE_URL: "http://127.0.0.1:9",
       DATA_DIR: dataDir,
       KEY_CACHE_TTL_MS: "1000",
       VAT_DEADLINE_MS: "3000",

@@ -23,6 +23,8 @@ import { ReadySchema } from "../../src/observability/endpoints.ts";
 import { createServices, type Services } from "../../src/services.ts";
 import { ValidationRecordSchema } from "../../src/validation/records.ts";
 import { StatusSchema } from "../../src/vat/status.ts";
+import { type BrregFake, startBrregFake } from "../fakes/brreg.ts";
+import { startUidRegisterFake, type UidRegisterFake } from "../fakes/uid-register.ts";
 import { startViesFake, type ViesFake } from "../fakes/vies.ts";
 import { testDatabase } from "./database.ts";
 import { type ManualClock, manualClock } from "./manual-clock.ts";
@@ -84,6 +86,10 @@ export type Harness = {
   services: Services;
   clock: ManualClock;
   vies: ViesFake;
+  /** The Swiss UID register, for CHE numbers. */
+  uid: UidRegisterFake;
+  /** The Norwegian Register of Legal Entities, for NO numbers. */
+  brreg: BrregFake;
   /** Every line the app logged, parsed. */
   logs: Record<string, unknown>[];
   /**
@@ -142,10 +148,14 @@ export async function startHarness(
 ): Promise<Harness> {
   const clock = manualClock(Date.parse(options.start ?? "2026-03-15T12:00:00Z"));
   const vies = await startViesFake({ now: () => clock.now() });
+  const uid = await startUidRegisterFake();
+  const brreg = await startBrregFake();
   const logs: Record<string, unknown>[] = [];
   const log: Logger = createLogger("debug", (line) => logs.push(JSON.parse(line) as Record<string, unknown>));
   const config = parseConfig({
     VIES_BASE_URL: vies.baseUrl,
+    CH_UID_BASE_URL: uid.baseUrl,
+    NO_BRREG_BASE_URL: brreg.baseUrl,
     DATABASE_URL: process.env.DATABASE_URL,
     REDIS_URL: process.env.REDIS_URL,
     STORE_KEY_PREFIX: `test:${crypto.randomUUID()}:`,
@@ -183,6 +193,8 @@ export async function startHarness(
     services,
     clock,
     vies,
+    uid,
+    brreg,
     logs,
     request,
     validate: (key, body) => request("POST", "/validate", { key, body }),
@@ -205,7 +217,7 @@ export async function startHarness(
       );
       await services.meter.idle();
       await services.store.close();
-      await vies.stop();
+      await Promise.all([vies.stop(), uid.stop(), brreg.stop()]);
     },
   };
 }

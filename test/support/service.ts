@@ -59,7 +59,7 @@ export function outerEnv(): Record<string, string> {
 
 /**
  * The environment of a child process: `outerEnv()` plus the test defaults and `settings`.
- * VIES points at a closed port: these tests only validate IBANs, and must never reach out.
+ * VIES and the registers point at a closed port: these tests only validate IBANs, and must never reach out.
  */
 export function serviceEnv(settings: Record<string, string>): Record<string, string> {
   return {
@@ -69,6 +69,8 @@ export function serviceEnv(settings: Record<string, string>): Record<string, str
     LOG_LEVEL: "info",
     KEY_CACHE_TTL_MS: String(KEY_CACHE_TTL_MS),
     VIES_BASE_URL: "http://127.0.0.1:9",
+    CH_UID_BASE_URL: "http://127.0.0.1:9",
+    NO_BRREG_BASE_URL: "http://127.0.0.1:9",
     ...settings,
   };
 }

@@ -3,7 +3,9 @@ import { createLogger, type Logger } from "../../src/kernel/log.ts";
 import type { MatchRequest } from "../../src/matching/schema.ts";
 import type { KeyValueStore } from "../../src/store/kv.ts";
 import { createMemoryStore } from "../../src/store/memory.ts";
+import { createChUidClient } from "../../src/vat/ch/client.ts";
 import { checkVatFormat } from "../../src/vat/format/check-vat-format.ts";
+import { createNoBrregClient } from "../../src/vat/no/client.ts";
 import { createVatService, type VatService, type VatServiceOptions } from "../../src/vat/service.ts";
 import {
   createStatusService,
@@ -14,7 +16,9 @@ import {
 import { createUkVatClient } from "../../src/vat/uk/client.ts";
 import { createViesClient } from "../../src/vat/vies/client.ts";
 import { createViesStatusClient } from "../../src/vat/vies/status.ts";
+import { type BrregFake, startBrregFake } from "../fakes/brreg.ts";
 import { type HmrcFake, startHmrcFake } from "../fakes/hmrc.ts";
+import { startUidRegisterFake, type UidRegisterFake } from "../fakes/uid-register.ts";
 import { startViesFake, type ViesFake, type ViesStatusBehaviour } from "../fakes/vies.ts";
 import { type ManualClock, manualClock } from "../support/manual-clock.ts";
 
@@ -39,6 +43,8 @@ export type HarnessOptions = Partial<
 > & {
   /** Starts the HMRC fake and gives the service a UK client. */
   ukEnabled?: boolean;
+  /** Gives the service no client for the Swiss (`ch`) or the Norwegian (`no`) register. */
+  disabled?: Array<"ch" | "no">;
   /** Our own VAT number, so VIES issues consultation numbers. */
   requesterVat?: string | null;
   /** Defaults to an in-process store driven by the harness clock. */
@@ -47,6 +53,8 @@ export type HarnessOptions = Partial<
 
 export type ServiceHarness = {
   vies: ViesFake;
+  uid: UidRegisterFake;
+  brreg: BrregFake;
   hmrc: HmrcFake | null;
   clock: ManualClock;
   store: KeyValueStore;
@@ -86,9 +94,17 @@ export async function checkWith(service: VatService, input: string, match?: Matc
 
 /** A VAT service wired to a VIES fake (and an HMRC fake when the UK is on), a manual clock and a real store. */
 export async function startServiceHarness(options: HarnessOptions = {}): Promise<ServiceHarness> {
-  const { ukEnabled = false, requesterVat = null, store: givenStore, ...serviceOptions } = options;
+  const {
+    ukEnabled = false,
+    disabled = [],
+    requesterVat = null,
+    store: givenStore,
+    ...serviceOptions
+  } = options;
   const clock = manualClock();
   const vies = await startViesFake();
+  const uid = await startUidRegisterFake();
+  const brreg = await startBrregFake();
   const store = givenStore ?? createMemoryStore({ maxEntries: 10_000, clock });
   const { log, logged } = capturingLogger();
   const status = createStatusService({
@@ -114,6 +130,8 @@ export async function startServiceHarness(options: HarnessOptions = {}): Promise
       log: (event, fields) => log.warn(event, fields),
     }),
     uk,
+    ch: disabled.includes("ch") ? null : createChUidClient({ baseUrl: uid.baseUrl, clock, log }),
+    no: disabled.includes("no") ? null : createNoBrregClient({ baseUrl: brreg.baseUrl, clock }),
     status,
     store,
     clock,
@@ -126,6 +144,8 @@ export async function startServiceHarness(options: HarnessOptions = {}): Promise
   await status.get();
   return {
     vies,
+    uid,
+    brreg,
     hmrc,
     clock,
     store,
@@ -139,7 +159,7 @@ export async function startServiceHarness(options: HarnessOptions = {}): Promise
     },
     check: (input, match) => checkWith(service, input, match),
     async stop() {
-      await vies.stop();
+      await Promise.all([vies.stop(), uid.stop(), brreg.stop()]);
       await hmrc?.stop();
       await store.close();
     },

@@ -1,6 +1,7 @@
 import { at } from "./countries/at.ts";
 import { be } from "./countries/be.ts";
 import { bg } from "./countries/bg.ts";
+import { ch } from "./countries/ch.ts";
 import { cy } from "./countries/cy.ts";
 import { cz } from "./countries/cz.ts";
 import { de } from "./countries/de.ts";
@@ -20,6 +21,7 @@ import { lu } from "./countries/lu.ts";
 import { lv } from "./countries/lv.ts";
 import { mt } from "./countries/mt.ts";
 import { nl } from "./countries/nl.ts";
+import { no } from "./countries/no.ts";
 import { pl } from "./countries/pl.ts";
 import { pt } from "./countries/pt.ts";
 import { ro } from "./countries/ro.ts";
@@ -54,7 +56,7 @@ export type VatFormatRejected = {
 
 export type VatFormatResult = VatFormatOk | VatFormatRejected;
 
-/** Country rules by VIES prefix, in the order the spec lists them. */
+/** Country rules by prefix: the spec's, in its order (the VIES prefixes, then GB), then CH and NO. */
 const FORMATS = {
   AT: at,
   BE: be,
@@ -85,6 +87,8 @@ const FORMATS = {
   SK: sk,
   XI: xi,
   GB: gb,
+  CH: ch,
+  NO: no,
 } as const satisfies Record<string, CountryFormat>;
 
 export type VatPrefix = keyof typeof FORMATS;
@@ -139,7 +143,8 @@ function structureMessage(given: string, country: Country, number: string): stri
 
 /**
  * The local format check run before any upstream call. Normalizes the input (separators
- * removed, upper-cased, dropped leading zeros restored for BE, EL and NL), resolves the
+ * removed, upper-cased, a national suffix such as MWST or MVA dropped, dropped leading zeros
+ * restored for BE, EL and NL), resolves the
  * prefix (`GR` → `EL`, `XI` and `GB` with UK rules) and checks the country's structure and
  * trusted check digits. Pure; never throws.
  */
@@ -160,7 +165,7 @@ export function checkVatFormat(input: string): VatFormatResult {
     );
   }
   const { format } = country;
-  const upper = raw.toUpperCase();
+  const upper = format.suffix ? raw.toUpperCase().replace(format.suffix, "") : raw.toUpperCase();
   const number = format.restoreLeadingZeros?.(upper) ?? upper;
   if (!format.pattern.test(number)) {
     return rejected("invalid_format", structureMessage(given, country, upper), country);

@@ -9,6 +9,11 @@ export type CountryFormat = {
   readonly countryName: string;
   /** Completes the rejection message "<prefix> VAT numbers are …". */
   readonly structure: string;
+  /**
+   * A designation people write after the number (CH `MWST`, NO `MVA`), dropped before the
+   * pattern: it is not part of the number the register knows.
+   */
+  readonly suffix?: RegExp;
   /** The strict structure of the normalized number after the prefix, anchored. */
   readonly pattern: RegExp;
   /**

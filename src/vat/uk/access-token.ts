@@ -1,16 +1,8 @@
 import type { Clock } from "../../kernel/clock.ts";
 import type { Logger } from "../../kernel/log.ts";
-import type { UpstreamFault } from "../upstream.ts";
-import {
-  exchange,
-  type Fetch,
-  faultDetail,
-  type HmrcReply,
-  isTransientStatus,
-  parseJsonObject,
-  text,
-  upstreamFault,
-} from "./wire.ts";
+import { parseJsonObject } from "../json.ts";
+import { type UpstreamFault, upstreamFault } from "../upstream.ts";
+import { exchange, type Fetch, faultDetail, type HmrcReply, isTransientStatus, text } from "./wire.ts";
 
 /** The scope the "Check a UK VAT number" API (v2.0) requires of its application-restricted tokens. */
 export const HMRC_VAT_SCOPE = "read:vat";

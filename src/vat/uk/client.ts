@@ -8,9 +8,10 @@ import type {
   UpstreamOutcome,
   VatUpstream,
 } from "../upstream.ts";
+import { upstreamFault } from "../upstream.ts";
 import { createAccessTokens } from "./access-token.ts";
 import { type LookupReading, readLookupReply } from "./lookup-reply.ts";
-import { exchange, type Fetch, upstreamFault } from "./wire.ts";
+import { exchange, type Fetch } from "./wire.ts";
 
 export const HMRC_PRODUCTION_BASE_URL = "https://api.service.hmrc.gov.uk";
 export const HMRC_SANDBOX_BASE_URL = "https://test-api.service.hmrc.gov.uk";

@@ -1,13 +1,11 @@
-import type { UpstreamFault, UpstreamFaultCode, UpstreamOutcome } from "../upstream.ts";
+import { isRecord, parseJsonObject } from "../json.ts";
 import {
-  faultDetail,
-  type HmrcReply,
-  isRecord,
-  isTransientStatus,
-  parseJsonObject,
-  text,
+  type UpstreamFault,
+  type UpstreamFaultCode,
+  type UpstreamOutcome,
   upstreamFault,
-} from "./wire.ts";
+} from "../upstream.ts";
+import { faultDetail, type HmrcReply, isTransientStatus, text } from "./wire.ts";
 
 /** What the client knows about the lookup it made, needed to read the answer. */
 export type LookupContext = {

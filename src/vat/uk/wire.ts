@@ -1,12 +1,5 @@
-import type { UpstreamFault, UpstreamFaultCode } from "../upstream.ts";
-
 /** One HTTP answer from HMRC, as read off the wire. */
 export type HmrcReply = { status: number; body: string };
-
-/** Builds an UpstreamFault. */
-export function upstreamFault(code: UpstreamFaultCode, detail: string, retryable: boolean): UpstreamFault {
-  return { kind: "fault", code, detail, retryable };
-}
 
 /**
  * `<prefix>HTTP_<status>`, plus HMRC's error code when it is a plain identifier (never free
@@ -23,20 +16,6 @@ export function faultDetail(prefix: string, status: number, code: string | null)
  */
 export function isTransientStatus(status: number): boolean {
   return status === 502 || status === 503 || status === 504;
-}
-
-/** The body as a JSON object, or null for anything else (HTML, empty, arrays, garbage). */
-export function parseJsonObject(body: string): Record<string, unknown> | null {
-  try {
-    const parsed: unknown = JSON.parse(body);
-    return isRecord(parsed) ? parsed : null;
-  } catch {
-    return null;
-  }
-}
-
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 /** A trimmed, non-empty string, or null. */

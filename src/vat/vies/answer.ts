@@ -16,22 +16,6 @@ export type ViesAnswer = {
 };
 
 /**
- * Turns a name or address as VIES sends it into what we return: line endings normalized to
- * `\n`, every line trimmed, blank lines dropped, lines joined with `\n`. `---`, empty,
- * whitespace-only and missing all mean "not disclosed" (null).
- */
-export function disclosed(raw: string | undefined | null): string | null {
-  if (raw === undefined || raw === null) return null;
-  const lines = raw
-    .replace(/\r\n?/g, "\n")
-    .split("\n")
-    .map((line) => line.trim())
-    .filter((line) => line !== "");
-  const value = lines.join("\n");
-  return value === "" || value === "---" ? null : value;
-}
-
-/**
  * Reads the match codes of an answer: `code(field)` gives the raw value a door sent for a
  * field, `meaning` what it stands for. Values neither door defines are left out; an answer
  * without any known code has none (null).

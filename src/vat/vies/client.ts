@@ -1,4 +1,6 @@
 import type { Clock } from "../../kernel/clock.ts";
+import { disclosed } from "../disclosed.ts";
+import { type Deadline, type FetchLike, startDeadline } from "../transport.ts";
 import type {
   TraderDetails,
   UpstreamCallOptions,
@@ -7,13 +9,12 @@ import type {
   UpstreamPath,
   VatUpstream,
 } from "../upstream.ts";
-import { disclosed, type MatchCodes, type ViesAnswer } from "./answer.ts";
+import type { MatchCodes, ViesAnswer } from "./answer.ts";
 import type { DoorReply } from "./door.ts";
 import { mapViesError } from "./faults.ts";
 import { parseRequesterVat, type ViesRequester } from "./requester.ts";
 import { createRestDoor } from "./rest-door.ts";
 import { createSoapDoor } from "./soap-door.ts";
-import { type Deadline, type FetchLike, startDeadline } from "./transport.ts";
 
 /** Structured log sink for events operators must see; fields are JSON-safe. */
 export type ViesLogger = (event: string, fields: Record<string, unknown>) => void;

@@ -1,7 +1,7 @@
+import type { Deadline, TransportFailure } from "../transport.ts";
 import type { UpstreamCheck, UpstreamFault } from "../upstream.ts";
 import type { ViesAnswer } from "./answer.ts";
 import type { ViesRequester } from "./requester.ts";
-import type { Deadline, TransportFailure } from "./transport.ts";
 
 /** What one door made of one call. */
 export type DoorReply =

@@ -1,6 +1,7 @@
 import { XMLParser } from "fast-xml-parser";
+import { disclosed } from "../disclosed.ts";
 import type { AuthorityMatchCode } from "../upstream.ts";
-import { disclosed, readMatchCodes, type ViesAnswer } from "./answer.ts";
+import { readMatchCodes, type ViesAnswer } from "./answer.ts";
 
 /** A SOAP fault; the whole code is the `faultstring` (VIES sends no `<detail>`). */
 export type ViesSoapFault = { kind: "soapFault"; faultString: string };

@@ -1,8 +1,10 @@
+import { disclosed } from "../disclosed.ts";
+import { isRecord, parseJson } from "../json.ts";
+import { endpoint, exchange, type FetchLike } from "../transport.ts";
 import type { AuthorityMatchCode, TraderDetails, UpstreamCheck } from "../upstream.ts";
-import { disclosed, readMatchCodes } from "./answer.ts";
+import { readMatchCodes } from "./answer.ts";
 import { type DoorReply, failed, unanswered, type ViesDoor } from "./door.ts";
 import type { ViesRequester } from "./requester.ts";
-import { endpoint, exchange, type FetchLike } from "./transport.ts";
 
 const CHECK_PATH = "/taxation_customs/vies/rest-api/check-vat-number";
 
@@ -45,29 +47,14 @@ const REST_MATCH_CODES: ReadonlyMap<string, AuthorityMatchCode> = new Map([
   ["NOT_PROCESSED", "not_processed"],
 ]);
 
-type Json = Record<string, unknown>;
-
-function isObject(value: unknown): value is Json {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-function parseJson(text: string): unknown {
-  try {
-    // A BOM has been seen before the body (vies-dotnet strips one).
-    return JSON.parse(text.replace(/^\uFEFF/, ""));
-  } catch {
-    return undefined;
-  }
-}
-
 /**
  * The error code of a `CommonResponse` (`actionSucceed: false` or any `errorWrappers`): the
  * first wrapper's `error`, else its `message`; null when the body is no error.
  */
-function errorOf(body: Json): string | null {
+function errorOf(body: Record<string, unknown>): string | null {
   if (body.actionSucceed !== false && body.errorWrappers === undefined) return null;
   const first: unknown = Array.isArray(body.errorWrappers) ? body.errorWrappers[0] : undefined;
-  const wrapper = isObject(first) ? first : {};
+  const wrapper = isRecord(first) ? first : {};
   for (const key of ["error", "message"]) {
     const value = wrapper[key];
     if (typeof value === "string" && value.trim() !== "") return value.trim();
@@ -84,10 +71,10 @@ const text = (value: unknown) => (typeof value === "string" ? value : undefined)
  */
 export function readRestReply(status: number, body: string): DoorReply {
   const parsed = parseJson(body);
-  const error = isObject(parsed) ? errorOf(parsed) : null;
+  const error = isRecord(parsed) ? errorOf(parsed) : null;
   if (error !== null) return { kind: "error", error, httpStatus: status };
   if (status < 200 || status > 299) return failed(`HTTP_${status}`, false, false);
-  if (!isObject(parsed) || typeof parsed.valid !== "boolean") return failed("UNPARSEABLE", false, false);
+  if (!isRecord(parsed) || typeof parsed.valid !== "boolean") return failed("UNPARSEABLE", false, false);
   const identifier = text(parsed.requestIdentifier)?.trim();
   return {
     kind: "answer",

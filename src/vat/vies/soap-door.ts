@@ -1,8 +1,8 @@
+import { endpoint, exchange, type FetchLike } from "../transport.ts";
 import type { DoorReply, ViesDoor } from "./door.ts";
 import { failed, unanswered } from "./door.ts";
 import { buildViesEnvelope } from "./envelope.ts";
 import { parseViesResponse } from "./response.ts";
-import { endpoint, exchange, type FetchLike } from "./transport.ts";
 
 const SERVICE_PATH = "/taxation_customs/vies/services/checkVatService";
 

@@ -1,4 +1,5 @@
-import { endpoint, exchange, type FetchLike, startDeadline } from "./transport.ts";
+import { isRecord, parseJson } from "../json.ts";
+import { endpoint, exchange, type FetchLike, startDeadline } from "../transport.ts";
 
 export type ViesCountryStatus = {
   countryCode: string;
@@ -18,14 +19,8 @@ export type ViesStatusClient = {
 
 const STATUS_PATH = "/taxation_customs/vies/rest-api/check-status";
 
-type Json = Record<string, unknown>;
-
-function isObject(value: unknown): value is Json {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
 function countryStatus(entry: unknown): ViesCountryStatus[] {
-  if (!isObject(entry)) return [];
+  if (!isRecord(entry)) return [];
   const { countryCode, availability } = entry;
   return typeof countryCode === "string" && typeof availability === "string"
     ? [{ countryCode, availability }]
@@ -38,26 +33,18 @@ function countryStatus(entry: unknown): ViesCountryStatus[] {
  * a body without `vow.available` and a `countries` array is unparseable.
  */
 export function parseCheckStatus(body: unknown): ViesStatusResult {
-  if (!isObject(body)) return { ok: false, detail: "UNPARSEABLE" };
+  if (!isRecord(body)) return { ok: false, detail: "UNPARSEABLE" };
   if (body.actionSucceed === false || body.errorWrappers !== undefined) {
     const wrappers = Array.isArray(body.errorWrappers) ? body.errorWrappers : [];
     const first: unknown = wrappers[0];
-    const error = isObject(first) && typeof first.error === "string" ? first.error : "ACTION_FAILED";
+    const error = isRecord(first) && typeof first.error === "string" ? first.error : "ACTION_FAILED";
     return { ok: false, detail: error };
   }
-  const vowAvailable = isObject(body.vow) ? body.vow.available : undefined;
+  const vowAvailable = isRecord(body.vow) ? body.vow.available : undefined;
   if (typeof vowAvailable !== "boolean" || !Array.isArray(body.countries)) {
     return { ok: false, detail: "UNPARSEABLE" };
   }
   return { ok: true, vowAvailable, countries: body.countries.flatMap(countryStatus) };
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
 }
 
 /** Client of the VIES REST `check-status` endpoint (advisory availability per member state). */

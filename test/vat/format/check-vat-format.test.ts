@@ -135,7 +135,7 @@ describe("prefix errors are invalid_country", () => {
     const result = rejected(input);
     expect(result.code).toBe("invalid_country");
     expect(result.message).toStartWith(`unknown VAT prefix '${input.slice(0, 2).toUpperCase()}'`);
-    expect(result.message).toContain("SK, XI, GB (GR is accepted for Greece)");
+    expect(result.message).toContain("SK, XI, GB, CH, NO (GR is accepted for Greece)");
   });
 });
 

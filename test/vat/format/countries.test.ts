@@ -349,11 +349,48 @@ const examples: Record<VatPrefix, { iso: string; name: string; cases: [string, E
       ["GB12345678", "structure"],
     ],
   },
+  // Check digits: vat-beyond-vies.md §3.1 (python-stdnum's doctests, the UID register's own example).
+  CH: {
+    iso: "CH",
+    name: "Switzerland",
+    cases: [
+      ["CHE-116.281.710", "CHE116281710"],
+      ["CHE116281710", "CHE116281710"],
+      ["CHE-116.281.710 MWST", "CHE116281710"],
+      ["CHE 116 281 710 TVA", "CHE116281710"],
+      ["che-107.787.577 iva", "CHE107787577"],
+      ["CHE100155212VAT", "CHE100155212"],
+      ["CHE-100.155.213", "check"],
+      ["CHE116281838", "check"],
+      ["CH116281710", "structure"],
+      ["CHE11628171", "structure"],
+      ["CHE-116.281.710 TPV", "structure"],
+      ["CHE-116.281.710 MWST MWST", "structure"],
+    ],
+  },
+  // Check digits: vat-beyond-vies.md §3.2 (python-stdnum no/orgnr.py, Brønnøysund records).
+  NO: {
+    iso: "NO",
+    name: "Norway",
+    cases: [
+      ["NO974760673MVA", "NO974760673"],
+      ["NO 974 760 673 MVA", "NO974760673"],
+      ["NO974760673", "NO974760673"],
+      ["no 988 077 917 mva", "NO988077917"],
+      ["NO991825827", "NO991825827"],
+      ["NO995525828MVA", "NO995525828"],
+      ["NO988077918", "check"],
+      ["NO974760674MVA", "check"],
+      ["NO97476067", "structure"],
+      ["NO9747606731", "structure"],
+      ["NOMVA", "structure"],
+    ],
+  },
 };
 
-test("the covered prefixes are exactly the spec's, each with examples here", () => {
+test("the covered prefixes are exactly the spec's, then CH and NO, each with examples here", () => {
   const coverage =
-    "AT BE BG CY CZ DE DK EE EL ES FI FR HR HU IE IT LT LU LV MT NL PL PT RO SE SI SK XI GB".split(" ");
+    "AT BE BG CY CZ DE DK EE EL ES FI FR HR HU IE IT LT LU LV MT NL PL PT RO SE SI SK XI GB CH NO".split(" ");
   expect<string[]>([...VAT_PREFIXES]).toEqual(coverage);
   expect(Object.keys(examples)).toEqual(coverage);
 });

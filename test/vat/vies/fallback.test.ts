@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
+import type { FetchLike } from "../../../src/vat/transport.ts";
 import { createViesClient } from "../../../src/vat/vies/client.ts";
-import type { FetchLike } from "../../../src/vat/vies/transport.ts";
 import { startViesFake, VIES_SERVICE_PATH, type ViesBehaviour, type ViesFake } from "../../fakes/vies.ts";
 import { answerEnvelope } from "../../fakes/vies-wire.ts";
 import { clientFor, fixedClock, type LoggedEvent, TIMEOUT_MS } from "./harness.ts";

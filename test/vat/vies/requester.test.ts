@@ -30,5 +30,7 @@ describe("parseRequesterVat", () => {
       expect(() => parseRequesterVat(bad)).toThrow(/requester VAT number is not valid/);
     }
     expect(() => parseRequesterVat("GB980780684")).toThrow(/VIES does not check GB/);
+    expect(() => parseRequesterVat("CHE-116.281.710 MWST")).toThrow(/VIES does not check CH/);
+    expect(() => parseRequesterVat("NO974760673MVA")).toThrow(/VIES does not check NO/);
   });
 });

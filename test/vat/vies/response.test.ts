@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { disclosed } from "../../../src/vat/vies/answer.ts";
+import { disclosed } from "../../../src/vat/disclosed.ts";
 import { parseViesResponse } from "../../../src/vat/vies/response.ts";
 import { WEBLOGIC_500_PAGE } from "../../fakes/vies-wire.ts";
 import {

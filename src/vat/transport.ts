@@ -1,4 +1,9 @@
-/** The subset of `fetch` the VIES clients use; tests and the app may pass their own. */
+/**
+ * HTTP for the upstream clients (VIES, the Swiss and Norwegian registers): one exchange read in
+ * full under one deadline, never throwing.
+ */
+
+/** The subset of `fetch` the upstream clients use; tests and the app may pass their own. */
 export type FetchLike = (url: string, init: RequestInit) => Promise<Response>;
 
 /** A response read in full. */
@@ -29,7 +34,7 @@ function classify(deadline: Deadline): TransportFailure {
 
 /**
  * One HTTP exchange with the body read in full under the deadline, whatever the status.
- * Never throws. Redirects are not followed: VIES has no reason to redirect a call, and a
+ * Never throws. Redirects are not followed: no upstream has a reason to redirect a call, and a
  * followed POST would silently turn into a GET.
  */
 export async function exchange(

@@ -1,0 +1,97 @@
+/**
+ * The HTTP side the fakes share, on `node:http` rather than `Bun.serve` because resets, garbage
+ * bytes and truncated bodies need the raw socket: reading bodies, sending replies with a
+ * Content-Length, breaking connections, and a server whose hanging calls can be ended.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo, Socket } from "node:net";
+
+export type Reply = { status: number; headers: Record<string, string>; body: string };
+
+export function readBody(request: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    request.on("data", (chunk: Buffer) => chunks.push(chunk));
+    request.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
+    request.on("error", reject);
+  });
+}
+
+export function send(response: ServerResponse, reply: Reply | null): void {
+  if (reply === null || response.destroyed) return;
+  // Set explicitly: node:http would otherwise chunk the body, and the real services send a Content-Length.
+  response.writeHead(reply.status, {
+    ...reply.headers,
+    "Content-Length": String(Buffer.byteLength(reply.body)),
+  });
+  response.end(reply.body);
+}
+
+export function html(status: number, page: string): Reply {
+  return { status, headers: { "Content-Type": "text/html; charset=UTF-8" }, body: page };
+}
+
+/** Closes the connection with a TCP RST, which is what a dropped connection looks like to a client. */
+export function resetSocket(socket: Socket): void {
+  if (typeof socket.resetAndDestroy === "function") socket.resetAndDestroy();
+  else socket.destroy();
+}
+
+/** Answers with bytes that are not HTTP, then closes. */
+export function sendGarbage(socket: Socket): void {
+  socket.end("\u0000\u0017 <<not HTTP at all>>\r\n\r\n");
+}
+
+/** Announces `body` with its length, sends half of it, and closes the connection. */
+export function sendTruncated(socket: Socket, contentType: string, body: string): void {
+  socket.write(
+    `HTTP/1.1 200 OK\r\nContent-Type: ${contentType}\r\nContent-Length: ${body.length}\r\n\r\n` +
+      body.slice(0, body.length / 2),
+  );
+  socket.destroy();
+}
+
+export type RawServer = {
+  baseUrl: string;
+  /** Keeps a connection open unanswered until `endParked()` or `stop()`. */
+  park(socket: Socket): void;
+  endParked(): void;
+  stop(): Promise<void>;
+};
+
+/**
+ * Listens on 127.0.0.1 on a free port. `handle` answers with a reply, or null when it dealt
+ * with the connection itself; a handler that throws resets the connection.
+ */
+export async function startRawServer(
+  handle: (request: IncomingMessage, response: ServerResponse) => Promise<Reply | null>,
+): Promise<RawServer> {
+  const parked = new Set<Socket>();
+  const sockets = new Set<Socket>();
+  const server = createServer((request, response) => {
+    handle(request, response).then(
+      (reply) => send(response, reply),
+      () => resetSocket(request.socket),
+    );
+  });
+  server.on("connection", (socket: Socket) => {
+    sockets.add(socket);
+    socket.once("close", () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  const endParked = () => {
+    for (const socket of parked) socket.destroy();
+    parked.clear();
+  };
+  return {
+    baseUrl: `http://127.0.0.1:${port}`,
+    park: (socket) => parked.add(socket),
+    endParked,
+    async stop() {
+      endParked();
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
