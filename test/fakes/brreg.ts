@@ -5,8 +5,14 @@
  * not exist, 410 for one removed, 400 for a number that is not nine digits; and outage shapes.
  */
 import type { IncomingMessage } from "node:http";
-import { html, type Reply, readBody, resetSocket, sendGarbage, startRawServer } from "./raw-http.ts";
-import { proxyErrorPage } from "./vies-wire.ts";
+import {
+  behaviourQueue,
+  type OutageBehaviour,
+  performOutage,
+  type Reply,
+  readBody,
+  startRawServer,
+} from "./raw-http.ts";
 
 export const BRREG_UNIT_PATH = "/enhetsregisteret/api/enheter/";
 
@@ -29,11 +35,8 @@ export type BrregUnit = {
 };
 
 export type BrregBehaviour =
-  | { kind: "status"; status: number; body?: string; contentType?: string }
-  | { kind: "html"; status: 500 | 502 | 503 | 504 }
-  | { kind: "hang" }
-  | { kind: "reset" }
-  | { kind: "garbage" };
+  /** Any status, with a body (empty by default). */
+  { kind: "status"; status: number; body?: string; contentType?: string } | OutageBehaviour;
 
 export type BrregFake = {
   baseUrl: string;
@@ -144,32 +147,18 @@ const springError = (status: number, error: string, path: string) =>
 
 export async function startBrregFake(): Promise<BrregFake> {
   const units = new Map<string, BrregUnit>(Object.entries(DEFAULT_BRREG_UNITS));
-  let persistent: BrregBehaviour | null = null;
-  let upcoming: BrregBehaviour[] = [];
+  const behaviours = behaviourQueue<BrregBehaviour>();
   let latency = 0;
   const calls = { total: 0, log: [] as { orgnr: string; accept: string | null }[] };
 
-  function perform(behaviour: BrregBehaviour, request: IncomingMessage): Reply | null {
-    switch (behaviour.kind) {
-      case "status":
-        return {
+  const perform = (behaviour: BrregBehaviour, request: IncomingMessage): Reply | null =>
+    behaviour.kind === "status"
+      ? {
           status: behaviour.status,
           headers: { "Content-Type": behaviour.contentType ?? JSON_TYPE },
           body: behaviour.body ?? "",
-        };
-      case "html":
-        return html(behaviour.status, proxyErrorPage(behaviour.status));
-      case "hang":
-        server.park(request.socket);
-        return null;
-      case "reset":
-        resetSocket(request.socket);
-        return null;
-      case "garbage":
-        sendGarbage(request.socket);
-        return null;
-    }
-  }
+        }
+      : performOutage(server, behaviour, request);
 
   const server = await startRawServer(async (request) => {
     await readBody(request);
@@ -179,7 +168,7 @@ export async function startBrregFake(): Promise<BrregFake> {
     const orgnr = decodeURIComponent(path.slice(BRREG_UNIT_PATH.length));
     calls.total += 1;
     calls.log.push({ orgnr, accept: request.headers.accept ?? null });
-    const behaviour = upcoming.shift() ?? persistent;
+    const behaviour = behaviours.take();
     if (behaviour?.kind === "hang") return perform(behaviour, request);
     if (latency > 0) await Bun.sleep(latency);
     if (behaviour) return perform(behaviour, request);
@@ -195,8 +184,7 @@ export async function startBrregFake(): Promise<BrregFake> {
       units.set(orgnr, unit);
     },
     setBehaviour(behaviour, behaviourOptions = {}) {
-      if (behaviourOptions.times === undefined) persistent = behaviour;
-      else for (let i = 0; i < behaviourOptions.times; i += 1) upcoming.push(behaviour);
+      behaviours.set(behaviour, behaviourOptions.times);
     },
     setLatency(ms) {
       latency = ms;
@@ -204,8 +192,7 @@ export async function startBrregFake(): Promise<BrregFake> {
     reset() {
       units.clear();
       for (const [orgnr, unit] of Object.entries(DEFAULT_BRREG_UNITS)) units.set(orgnr, unit);
-      persistent = null;
-      upcoming = [];
+      behaviours.clear();
       latency = 0;
       server.endParked();
       calls.total = 0;

@@ -95,3 +95,81 @@ export async function startRawServer(
     },
   };
 }
+
+/** How a fake answers instead of its registry: a behaviour for every call, or for the next few. */
+export type BehaviourQueue<B> = {
+  /** For every call from now on, or (with `times`) the next `times` calls before the previous one. */
+  set(behaviour: B, times?: number): void;
+  /** The behaviour for this call, if any. */
+  take(): B | null;
+  clear(): void;
+};
+
+export function behaviourQueue<B>(): BehaviourQueue<B> {
+  let persistent: B | null = null;
+  let upcoming: B[] = [];
+  return {
+    set(behaviour, times) {
+      if (times === undefined) persistent = behaviour;
+      else for (let i = 0; i < times; i += 1) upcoming.push(behaviour);
+    },
+    take: () => upcoming.shift() ?? persistent,
+    clear() {
+      persistent = null;
+      upcoming = [];
+    },
+  };
+}
+
+const REASONS: Record<number, string> = {
+  404: "Not Found",
+  500: "Internal Server Error",
+  502: "Bad Gateway",
+  503: "Service Unavailable",
+  504: "Gateway Timeout",
+};
+
+/** A front-end proxy error page, the shape of the 5xx pages seen during VIES outages. */
+export function proxyErrorPage(status: number): string {
+  const reason = REASONS[status] ?? "Error";
+  return `<!DOCTYPE HTML PUBLIC "-//IETF//DTD HTML 2.0//EN">
+<html><head>
+<title>${status} ${reason}</title>
+</head><body>
+<h1>${reason}</h1>
+<p>The server is temporarily unable to service your request. Please try again later.</p>
+</body></html>
+`;
+}
+
+/** The outage shapes every fake can play, whatever its protocol. */
+export type OutageBehaviour =
+  /** A front-end proxy's HTML error page. */
+  | { kind: "html"; status: 500 | 502 | 503 | 504 }
+  /** Read the request, never answer (until the client gives up, `reset()` or `stop()`). */
+  | { kind: "hang" }
+  /** Close the connection without answering (TCP RST). */
+  | { kind: "reset" }
+  /** Answer with bytes that are not HTTP, then close. */
+  | { kind: "garbage" };
+
+/** Plays an outage: the reply to send, or null when the connection was dealt with here. */
+export function performOutage(
+  server: RawServer,
+  behaviour: OutageBehaviour,
+  request: IncomingMessage,
+): Reply | null {
+  switch (behaviour.kind) {
+    case "html":
+      return html(behaviour.status, proxyErrorPage(behaviour.status));
+    case "hang":
+      server.park(request.socket);
+      return null;
+    case "reset":
+      resetSocket(request.socket);
+      return null;
+    case "garbage":
+      sendGarbage(request.socket);
+      return null;
+  }
+}

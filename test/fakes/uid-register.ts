@@ -5,9 +5,17 @@
  * its per-minute limit), and the outage shapes of any web service.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { html, type Reply, readBody, resetSocket, sendGarbage, startRawServer } from "./raw-http.ts";
+import {
+  behaviourQueue,
+  html,
+  type OutageBehaviour,
+  performOutage,
+  proxyErrorPage,
+  type Reply,
+  readBody,
+  startRawServer,
+} from "./raw-http.ts";
 import { qualifiedChildren, readXml, textOf } from "./soap-xml.ts";
-import { proxyErrorPage } from "./vies-wire.ts";
 
 export const UID_SERVICE_PATH = "/V5.0/PublicServices.svc";
 
@@ -39,11 +47,7 @@ export type UidEntry = {
 
 export type UidBehaviour =
   /** A SOAP fault (HTTP 500) whose faultstring and detail error are `fault`. */
-  | { kind: "fault"; fault: string }
-  | { kind: "html"; status: 500 | 502 | 503 | 504 }
-  | { kind: "hang" }
-  | { kind: "reset" }
-  | { kind: "garbage" };
+  { kind: "fault"; fault: string } | OutageBehaviour;
 
 export type UidCall = { uid: string | null; soapAction: string | null; contentType: string | null };
 
@@ -214,30 +218,14 @@ function requestedUid(xml: string): { category: string; digits: string } | null 
 export async function startUidRegisterFake(options: { now?: () => number } = {}): Promise<UidRegisterFake> {
   const now = options.now ?? Date.now;
   const registry = new Map<string, UidEntry[]>(Object.entries(DEFAULT_UID_REGISTRY));
-  let persistent: UidBehaviour | null = null;
-  let upcoming: UidBehaviour[] = [];
+  const behaviours = behaviourQueue<UidBehaviour>();
   let perMinute: number | null = null;
   let latency = 0;
   const answered: number[] = [];
   const calls = { total: 0, log: [] as UidCall[] };
 
-  function perform(behaviour: UidBehaviour, request: IncomingMessage): Reply | null {
-    switch (behaviour.kind) {
-      case "fault":
-        return uidFault(behaviour.fault);
-      case "html":
-        return html(behaviour.status, proxyErrorPage(behaviour.status));
-      case "hang":
-        server.park(request.socket);
-        return null;
-      case "reset":
-        resetSocket(request.socket);
-        return null;
-      case "garbage":
-        sendGarbage(request.socket);
-        return null;
-    }
-  }
+  const perform = (behaviour: UidBehaviour, request: IncomingMessage): Reply | null =>
+    behaviour.kind === "fault" ? uidFault(behaviour.fault) : performOutage(server, behaviour, request);
 
   async function handle(request: IncomingMessage, _response: ServerResponse): Promise<Reply | null> {
     const path = new URL(request.url ?? "/", "http://fake").pathname;
@@ -251,7 +239,7 @@ export async function startUidRegisterFake(options: { now?: () => number } = {})
       soapAction,
       contentType: request.headers["content-type"] ?? null,
     });
-    const behaviour = upcoming.shift() ?? persistent;
+    const behaviour = behaviours.take();
     if (behaviour?.kind === "hang") return perform(behaviour, request);
     if (latency > 0) await Bun.sleep(latency);
     if (behaviour) return perform(behaviour, request);
@@ -282,8 +270,7 @@ export async function startUidRegisterFake(options: { now?: () => number } = {})
       registry.set(digits, entries);
     },
     setBehaviour(behaviour, behaviourOptions = {}) {
-      if (behaviourOptions.times === undefined) persistent = behaviour;
-      else for (let i = 0; i < behaviourOptions.times; i += 1) upcoming.push(behaviour);
+      behaviours.set(behaviour, behaviourOptions.times);
     },
     setRateLimit(limit) {
       perMinute = limit;
@@ -294,8 +281,7 @@ export async function startUidRegisterFake(options: { now?: () => number } = {})
     reset() {
       registry.clear();
       for (const [digits, entries] of Object.entries(DEFAULT_UID_REGISTRY)) registry.set(digits, entries);
-      persistent = null;
-      upcoming = [];
+      behaviours.clear();
       perMinute = null;
       latency = 0;
       answered.length = 0;

@@ -243,27 +243,6 @@ export const WEBLOGIC_500_PAGE = `<!DOCTYPE HTML PUBLIC "-//W3C//DTD HTML 4.0 Dr
 </HTML>
 `;
 
-const REASONS: Record<number, string> = {
-  404: "Not Found",
-  500: "Internal Server Error",
-  502: "Bad Gateway",
-  503: "Service Unavailable",
-  504: "Gateway Timeout",
-};
-
-/** A front-end proxy error page, the shape of the 5xx pages seen during VIES outages. */
-export function proxyErrorPage(status: number): string {
-  const reason = REASONS[status] ?? "Error";
-  return `<!DOCTYPE HTML PUBLIC "-//IETF//DTD HTML 2.0//EN">
-<html><head>
-<title>${status} ${reason}</title>
-</head><body>
-<h1>${reason}</h1>
-<p>The server is temporarily unable to service your request. Please try again later.</p>
-</body></html>
-`;
-}
-
 const brusselsFormat = new Intl.DateTimeFormat("en-CA", {
   timeZone: "Europe/Brussels",
   year: "numeric",

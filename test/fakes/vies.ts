@@ -9,6 +9,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import {
   html,
+  proxyErrorPage,
   type Reply,
   readBody,
   resetSocket,
@@ -25,7 +26,6 @@ import {
   newRequestIdentifier,
   parseRestRequest,
   parseSoapRequest,
-  proxyErrorPage,
   restAnswer,
   restError,
   springError,

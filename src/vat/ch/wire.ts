@@ -1,5 +1,5 @@
-import { XMLParser } from "fast-xml-parser";
 import { disclosed } from "../disclosed.ts";
+import { child, isXmlNode, soapBodyReader } from "../soap.ts";
 
 const SOAP_ENV = "http://schemas.xmlsoap.org/soap/envelope/";
 const UID_WSE = "http://www.uid.admin.ch/xmlns/uid-wse";
@@ -40,22 +40,7 @@ export type UidResponse =
   /** A SOAP fault: the `error` of its detail when it has one (`Request_limit_exceeded`), else the faultstring. */
   | { kind: "fault"; error: string };
 
-const parser = new XMLParser({
-  removeNSPrefix: true,
-  parseTagValue: false,
-  trimValues: false,
-  ignoreDeclaration: true,
-  ignorePiTags: true,
-  htmlEntities: true,
-  isArray: (name) => name === "organisationType" || name === "address",
-});
-
-type Node = Record<string, unknown>;
-
-const isNode = (node: unknown): node is Node =>
-  typeof node === "object" && node !== null && !Array.isArray(node);
-
-const child = (node: unknown, name: string): unknown => (isNode(node) ? node[name] : undefined);
+const readBody = soapBodyReader(["organisationType", "address"]);
 
 const list = (node: unknown): unknown[] => (Array.isArray(node) ? node : node === undefined ? [] : [node]);
 
@@ -107,17 +92,12 @@ function recordOf(organisationType: unknown): UidRecord {
  * `GetByUIDResult`. Null for anything that is not such an envelope (error pages, garbage).
  */
 export function parseUidResponse(body: string): UidResponse | null {
-  let document: unknown;
-  try {
-    document = parser.parse(body, true);
-  } catch {
-    return null;
-  }
-  const soapBody = child(child(document, "Envelope"), "Body");
+  const soapBody = readBody(body);
+  if (soapBody === null) return null;
   const fault = child(soapBody, "Fault");
   if (fault !== undefined) {
     const detail = child(fault, "detail");
-    const typed = isNode(detail)
+    const typed = isXmlNode(detail)
       ? Object.values(detail).find((value) => child(value, "error") !== undefined)
       : undefined;
     return { kind: "fault", error: text(child(typed, "error")) ?? text(child(fault, "faultstring")) ?? "" };

@@ -1,5 +1,5 @@
-import { XMLParser } from "fast-xml-parser";
 import { disclosed } from "../disclosed.ts";
+import { child, soapBodyReader } from "../soap.ts";
 import type { AuthorityMatchCode } from "../upstream.ts";
 import { readMatchCodes, type ViesAnswer } from "./answer.ts";
 
@@ -11,26 +11,7 @@ export type ViesUnreadable = { kind: "unreadable" };
 
 export type ViesResponse = ViesAnswer | ViesSoapFault | ViesUnreadable;
 
-const parser = new XMLParser({
-  // Prefixes have changed over the years (`soap:` before 2022, `env:`/`ns2:` now): match local names.
-  removeNSPrefix: true,
-  // Values stay strings: a Belgian `0123456789` must not become a number.
-  parseTagValue: false,
-  // Addresses carry meaningful inner newlines; normalization happens in `disclosed`.
-  trimValues: false,
-  ignoreDeclaration: true,
-  ignorePiTags: true,
-  // The only way in this version to decode numeric character references (`&#xD;`, `&#233;`).
-  htmlEntities: true,
-});
-
-type XmlNode = Record<string, unknown>;
-
-function child(node: unknown, name: string): unknown {
-  return typeof node === "object" && node !== null && !Array.isArray(node)
-    ? (node as XmlNode)[name]
-    : undefined;
-}
+const readBody = soapBodyReader();
 
 function text(node: unknown): string | undefined {
   return typeof node === "string" ? node : undefined;
@@ -83,14 +64,8 @@ function answer(response: unknown, approx: boolean): ViesAnswer | ViesUnreadable
  * or foreign XML, plain text) gives null.
  */
 export function parseViesResponse(body: string): ViesResponse | null {
-  let document: unknown;
-  try {
-    document = parser.parse(body, true);
-  } catch {
-    return null;
-  }
-  const soapBody = child(child(document, "Envelope"), "Body");
-  if (soapBody === undefined) return null;
+  const soapBody = readBody(body);
+  if (soapBody === null) return null;
   const fault = child(soapBody, "Fault");
   if (fault !== undefined) {
     return { kind: "soapFault", faultString: text(child(fault, "faultstring"))?.trim() ?? "" };
