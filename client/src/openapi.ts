@@ -448,7 +448,7 @@ export interface components {
             match?: components["schemas"]["MatchRequest"];
             /** @description your own identifier of the item (a customer id, say), returned with its result */
             reference?: string;
-            /** @description VAT number with its 2-letter country prefix */
+            /** @description VAT number with its 2-letter country prefix: an EU one (or XI, GB), a Swiss UID (`CHE-101.329.561 MWST`) or a Norwegian organisation number (`NO 923 609 016 MVA`) */
             vat?: string;
         };
         /** BatchItemsPage */
@@ -865,13 +865,19 @@ export interface components {
          *       "vat": "DE811569869",
          *       "iban": "DE89 3704 0044 0532 0130 00"
          *     }
+         * @example {
+         *       "vat": "CHE-101.329.561 MWST"
+         *     }
+         * @example {
+         *       "vat": "NO 923 609 016 MVA"
+         *     }
          */
         ValidateRequest: {
             /** @description IBAN, with or without spaces */
             iban?: string;
             /** @description details to compare with the registered name and address: at least one, each at most 200 characters; a blank one counts as not sent */
             match?: components["schemas"]["MatchRequest"];
-            /** @description VAT number with its 2-letter country prefix */
+            /** @description VAT number with its 2-letter country prefix: an EU one (or XI, GB), a Swiss UID (`CHE-101.329.561 MWST`) or a Norwegian organisation number (`NO 923 609 016 MVA`) */
             vat?: string;
         } & {
             [key: string]: unknown;

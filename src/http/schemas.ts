@@ -17,7 +17,13 @@ const nullableInteger = (description: string) => t.Union([integer(), t.Null()], 
 
 export const ValidateRequestSchema = t.Object(
   {
-    vat: t.Optional(t.String({ maxLength: 40, description: "VAT number with its 2-letter country prefix" })),
+    vat: t.Optional(
+      t.String({
+        maxLength: 40,
+        description:
+          "VAT number with its 2-letter country prefix: an EU one (or XI, GB), a Swiss UID (`CHE-101.329.561 MWST`) or a Norwegian organisation number (`NO 923 609 016 MVA`)",
+      }),
+    ),
     iban: t.Optional(t.String({ maxLength: 60, description: "IBAN, with or without spaces" })),
     match: t.Optional(MatchRequestSchema),
   },
@@ -32,6 +38,8 @@ export const ValidateRequestSchema = t.Object(
       { vat: "NL854265259B01" },
       { vat: "NL854265259B01", match: { name: "GitHub BV", city: "Amsterdam" } },
       { vat: "DE811569869", iban: "DE89 3704 0044 0532 0130 00" },
+      { vat: "CHE-101.329.561 MWST" },
+      { vat: "NO 923 609 016 MVA" },
     ],
   },
 );
