@@ -169,7 +169,7 @@ for (const deployment of deployments) {
       send = sendTo(service, secret);
       const first = await waitForAll(send, (monitor) => monitor.last_checked_at !== null);
       expect(first.every((monitor) => monitor.last_result?.valid === true)).toBe(true);
-      const firstCalls = callsPerNumber(vies, callsBefore);
+      const firstCalls = callsPerNumber(vies, callsBefore, numbers);
       expect(firstCalls.size).toBe(240);
       const repeated = [...firstCalls.values()].filter((count) => count > 1).length;
       // Only the checks under way at the kill (at most MONITOR_CONCURRENCY) may have been asked twice.
@@ -192,7 +192,7 @@ for (const deployment of deployments) {
       try {
         send = sendTo(service, secret);
         const second = await waitForAll(send, (monitor) => monitor.last_result?.valid === false);
-        const secondCalls = callsPerNumber(vies, callsBeforeSecond);
+        const secondCalls = callsPerNumber(vies, callsBeforeSecond, numbers);
         const repeatedSecond = [...secondCalls.values()].filter((count) => count > 1).length;
         expect(secondCalls.size).toBe(240);
         expect(repeatedSecond).toBeLessThanOrEqual(64);
@@ -266,9 +266,11 @@ for (const deployment of deployments) {
           expect(created.status).toBe(201);
           const first = await waitForAll(sendB, (monitor) => monitor.last_checked_at !== null);
           const [byA, byB] = [await checkedHere(a), await checkedHere(b)];
-          const calls = callsPerNumber(vies, callsBefore);
+          const calls = callsPerNumber(vies, callsBefore, numbers);
           console.log(JSON.stringify({ byA, byB }));
-          expect(byA + byB).toBe(300);
+          // Each of these checks made by one of them (each number asked once, below); on a
+          // shared database they may have checked others' monitors too.
+          expect(byA + byB).toBeGreaterThanOrEqual(300);
           expect(byA).toBeGreaterThan(0);
           expect(byB).toBeGreaterThan(0);
           expect(calls.size).toBe(300);
@@ -284,7 +286,7 @@ for (const deployment of deployments) {
             ),
           );
           const second = await waitForAll(sendA, (monitor) => monitor.last_result?.valid === false);
-          const secondCalls = callsPerNumber(vies, callsBeforeSecond);
+          const secondCalls = callsPerNumber(vies, callsBeforeSecond, numbers);
           expect([...secondCalls.values()].every((count) => count === 1)).toBe(true);
           expect(secondCalls.size).toBe(300);
           for (const monitor of second) {
