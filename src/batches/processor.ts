@@ -175,8 +175,12 @@ export function createBatchProcessor(options: BatchProcessorOptions) {
     let vat: VatResult | null = plan?.kind === "answered" ? plan.result : copy;
     let fresh = false;
     if (plan?.kind === "upstream" && copy === null) {
-      const delay = retryDelayMs(item.attempts, options.retryWindowSeconds);
-      const lastChance = item.retryUntilMs !== null && item.claimedAtMs + delay >= item.retryUntilMs;
+      // The last attempt is made when the window closes, not a delay before it: an item
+      // fails only once its member state has been down for the whole window.
+      const untilClose =
+        item.retryUntilMs === null ? Number.POSITIVE_INFINITY : item.retryUntilMs - item.claimedAtMs;
+      const lastChance = untilClose <= 0;
+      const delay = Math.min(retryDelayMs(item.attempts, options.retryWindowSeconds), untilClose);
       const resolution = await options.vat.resolve(plan, {
         background: true,
         staleFallback: lastChance,

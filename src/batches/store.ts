@@ -98,7 +98,9 @@ export async function createBatch(
   },
 ): Promise<Batch> {
   const id = newBatchId();
-  await database.transaction(async (rows) => {
+  // Read back inside the transaction: the answer is the batch as created (queued, nothing
+  // done), not whatever a worker that took it up a moment after the commit has made of it.
+  return database.transaction(async (rows) => {
     await countBatchVolume(rows, {
       keyId: input.keyId,
       items: input.items.length,
@@ -124,8 +126,8 @@ export async function createBatch(
         FROM jsonb_to_recordset(${jsonb(chunk)}::jsonb)
           AS d(idx int, vat text, iban text, match jsonb, reference text)`);
     }
+    return (await findBatch(rows, input.keyId, id)) as Batch;
   });
-  return (await findBatch(database.rows, input.keyId, id)) as Batch;
 }
 
 /** A key's batch; null for another key's or an unknown id. */

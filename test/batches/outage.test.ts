@@ -87,7 +87,7 @@ describe("a member state down mid-batch", () => {
     expect(mid.counts).toMatchObject({ done: 0, failed: 0 });
     const done = await waitForBatch(send, batch.id, { timeoutMs: WINDOW_SECONDS * 1000 + 5_000 });
     harness.vies.clearBehaviour("FI");
-    expect(Date.now() - started).toBeGreaterThanOrEqual(WINDOW_SECONDS * 1000 - 200);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(WINDOW_SECONDS * 1000);
     const items = await allItems(send, batch.id);
     expect(done.counts).toMatchObject({ total: 6, done: 1, failed: 5, billed: 0 });
     expect(items[0]).toMatchObject({
