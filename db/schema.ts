@@ -157,6 +157,24 @@ export const cacheEntries = pgTable(
 );
 
 /**
+ * The slots of the per-member-state cap on upstream calls (VIES_MAX_CONCURRENT_PER_STATE) when
+ * instances share Postgres without Redis (`src/vat/leases.ts`): a row per slot, numbered below
+ * the cap, so no more leases than the cap can be live for one key. A lease lapses at
+ * `expires_at` unless its holder renews it, so a dead instance's slots come back; a lapsed row
+ * is taken over in place, which keeps the table at most a cap's rows per key.
+ */
+export const sharedLeases = pgTable(
+  "shared_leases",
+  {
+    key: text("key").notNull(),
+    slot: integer("slot").notNull(),
+    leaseId: text("lease_id").notNull(),
+    expiresAt: timestamp("expires_at", { withTimezone: true, mode: "date" }).notNull(),
+  },
+  (table) => [primaryKey({ columns: [table.key, table.slot] })],
+);
+
+/**
  * Secrets of the deployment, generated on its first start and shared by its instances:
  * `key_check`, the key of the check inside API keys (`src/accounts/keys.ts`).
  */

@@ -64,6 +64,11 @@ export const ConfigSchema = t.Object({
   VIES_REQUESTER_VAT: t.Optional(t.String()),
   /** Upstream calls in flight per member state, so our bursts never trip VIES's own limits. */
   VIES_MAX_CONCURRENT_PER_STATE: t.Integer({ minimum: 1, maximum: 100, default: 4 }),
+  /**
+   * With Redis or a shared Postgres, how long a slot of that cap is held without being renewed
+   * (its holder renews it every third of this): a dead instance's slots come back this much later.
+   */
+  VIES_SLOT_LEASE_MS: t.Integer({ minimum: 300, maximum: 120_000, default: 10_000 }),
   /** The most one VAT answer may take, retries and waiting for a slot included. */
   VAT_DEADLINE_MS: t.Integer({ minimum: 200, maximum: 120_000, default: 8000 }),
   /** With a last-known-good copy, how long to wait for the authority before serving the copy. */

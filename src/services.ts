@@ -33,6 +33,7 @@ import { prefixedStore } from "./store/prefixed.ts";
 import { ValidationRecords } from "./validation/records.ts";
 import { enabledAuthorities } from "./vat/authorities.ts";
 import { createChUidClient } from "./vat/ch/client.ts";
+import { databaseLeases, type LeaseStore, storeLeases } from "./vat/leases.ts";
 import { createNoBrregClient } from "./vat/no/client.ts";
 import { createPacer } from "./vat/pacer.ts";
 import { createRegisterWatch, type NationalSource } from "./vat/registers.ts";
@@ -130,6 +131,12 @@ export function createServices(
             metrics.storeErrors.inc({ store: "database", operation: "rate_limit" }),
           )
         : memoryCounter();
+  // The slots per member state are held where the per-minute windows are, for the same reason.
+  const leases: LeaseStore | null = store.runScript
+    ? storeLeases(store)
+    : config.DATABASE_URL
+      ? databaseLeases(database, config.STORE_KEY_PREFIX)
+      : null;
   const meter = createMeter(database, clock, {
     // A reservation must outlive the longest request that may settle it.
     reservationTtlMs: Math.max(60_000, 2 * config.VAT_DEADLINE_MS),
@@ -198,6 +205,16 @@ export function createServices(
     staleAfterMs: config.VAT_STALE_AFTER_MS,
     attemptTimeoutMs: config.VIES_TIMEOUT_MS,
     maxConcurrentPerState: config.VIES_MAX_CONCURRENT_PER_STATE,
+    sharedSlots: leases && {
+      leases,
+      leaseMs: config.VIES_SLOT_LEASE_MS,
+      timeoutMs: config.REDIS_TIMEOUT_MS,
+      onFailure: () =>
+        metrics.storeErrors.inc({
+          store: store.runScript ? "cache" : "database",
+          operation: "upstream_slots",
+        }),
+    },
     onCacheFault: (fault) => metrics.storeErrors.inc({ store: "cache", operation: `vat_${fault.operation}` }),
     onCacheLookup: (result) => metrics.vatCacheLookups.inc({ result }),
   });

@@ -15,6 +15,11 @@ export interface KeyValueStore {
    * this call expires after `ttlSeconds`; an existing key keeps its expiry.
    */
   incr(key: string, by: number, ttlSeconds: number): Promise<number>;
+  /**
+   * Runs a Lua script atomically (`EVAL`) on `keys` with `args` and returns its reply: only the
+   * Redis-backed stores (Redis, Upstash) have it.
+   */
+  runScript?(script: string, keys: string[], args: string[]): Promise<unknown>;
   /** Resolves when the store answers; rejects otherwise. */
   ping(): Promise<void>;
   close(): Promise<void>;

@@ -83,6 +83,9 @@ export function createRedisStore({ url, timeoutMs }: RedisStoreOptions): KeyValu
       if (typeof reply === "string" && reply.startsWith("ERR")) throw new StoreError("bad_reply", reply);
       return integerReply(reply, "EVAL");
     },
+    runScript(script, keys, args) {
+      return send("EVAL", [script, String(keys.length), ...keys, ...args]);
+    },
     async ping() {
       await send("PING", []);
     },

@@ -66,6 +66,9 @@ export function createUpstashStore({ url, token, timeoutMs }: UpstashStoreOption
       const reply = await call(() => redis.eval(INCR_WITH_EXPIRY, [key], [String(by), String(ttlSeconds)]));
       return integerReply(reply, "EVAL");
     },
+    runScript(script, keys, args) {
+      return call(() => redis.eval(script, keys, args));
+    },
     async ping() {
       await call(() => redis.ping());
     },

@@ -24,7 +24,8 @@ export type Caller = {
   last?: () => boolean;
 };
 
-const INTERACTIVE: Caller = { urgent: () => true };
+/** An interactive request: the default caller. */
+export const INTERACTIVE: Caller = { urgent: () => true };
 
 /**
  * Bounds concurrent work per key, with a wait for a slot in which urgent callers (interactive

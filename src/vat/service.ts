@@ -10,6 +10,7 @@ import { AUTHORITIES, type AuthoritySource, authorityOf, type EnabledAuthorities
 import { type Budget, budgetFrom, settleWithin } from "./budget.ts";
 import { type CacheFault, createVatCache, DEFAULT_CACHE_TIMEOUT_MS } from "./cache.ts";
 import { checkVatFormat, type VatFormatOk } from "./format/check-vat-format.ts";
+import type { LeaseStore } from "./leases.ts";
 import { createKeyedLimiter } from "./limiter.ts";
 import type { Pacer } from "./pacer.ts";
 import {
@@ -21,6 +22,7 @@ import {
   verdictResult,
 } from "./result.ts";
 import type { VatResult } from "./schema.ts";
+import { createSharedLimiter } from "./shared-limiter.ts";
 import { createSingleflight } from "./singleflight.ts";
 import type { StatusService } from "./status.ts";
 import type {
@@ -82,12 +84,27 @@ export type VatServiceOptions = {
   maxConcurrentPerState?: number;
   /** Calls waiting for a slot per member state; one more is refused at once; defaults to 100. */
   maxWaitingPerState?: number;
+  /**
+   * Where the slots per member state are held across instances (Redis, or Postgres without
+   * it); absent, each instance has its own (embedded: there is one).
+   */
+  sharedSlots?: SharedSlots | null;
   /** The Retry-After hint for an upstream fault answered without a cached copy; defaults to 60. */
   retryAfterSeconds?: number;
   /** Jitter source for retry delays; defaults to Math.random. */
   random?: () => number;
   /** Legal-form designations for name matching; defaults to the committed data. */
   legalForms?: LegalForms;
+};
+
+export type SharedSlots = {
+  leases: LeaseStore;
+  /** How long a lease lasts unless renewed. */
+  leaseMs: number;
+  /** The most one step of the lease store may take before the instance's own slots stand in. */
+  timeoutMs: number;
+  /** Told of every failure of the lease store. */
+  onFailure?: () => void;
 };
 
 export const DEFAULT_DEADLINE_MS = 8_000;
@@ -243,11 +260,14 @@ export function createVatService(options: VatServiceOptions): VatService {
     freshTtlSeconds: options.freshTtlSeconds,
     lkgTtlSeconds: options.lkgTtlSeconds,
   });
+  const cap = options.maxConcurrentPerState ?? DEFAULT_MAX_CONCURRENT_PER_STATE;
+  const local = createKeyedLimiter({
+    maxConcurrent: cap,
+    maxWaiting: options.maxWaitingPerState ?? DEFAULT_MAX_WAITING_PER_STATE,
+  });
+  const shared = options.sharedSlots;
   const callOptions = {
-    limiter: createKeyedLimiter({
-      maxConcurrent: options.maxConcurrentPerState ?? DEFAULT_MAX_CONCURRENT_PER_STATE,
-      maxWaiting: options.maxWaitingPerState ?? DEFAULT_MAX_WAITING_PER_STATE,
-    }),
+    limiter: shared ? createSharedLimiter({ local, cap, log, ...shared }) : local,
     pacers: options.pacers,
     attemptTimeoutMs: options.attemptTimeoutMs ?? deadlineMs,
     retry: { ...DEFAULT_RETRY_POLICY, ...options.retry },

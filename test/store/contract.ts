@@ -30,12 +30,14 @@ const AWKWARD_VALUES = [
 
 /** One call of each KeyValueStore operation, for checks that every one of them fails alike. */
 export function everyCall(store: KeyValueStore): (() => Promise<unknown>)[] {
+  const { runScript } = store;
   return [
     () => store.get("k"),
     () => store.set("k", "v", 60),
     () => store.del("k"),
     () => store.incr("k", 1, 60),
     () => store.ping(),
+    ...(runScript ? [() => runScript("return 1", ["k"], [])] : []),
   ];
 }
 
