@@ -29,7 +29,7 @@ function answerOf(result: VatResult | null): string {
 function changeOf(event: MonitorEventRecord): string {
   const { previous, current } = event.data;
   if (event.type === "vat.registration_changed")
-    return current.valid ? "registered again" : "no longer registered for VAT";
+    return current.valid ? "now registered for VAT" : "no longer registered for VAT";
   if (event.type === "vat.match_changed")
     return `${previous.match?.overall ?? "—"} → ${current.match?.overall ?? "—"}`;
   const before = [previous.name, previous.address].filter(Boolean).join(", ");
@@ -43,7 +43,8 @@ export function WatchPanel({ session, active }: { session: Session; active: bool
   const [monitors, setMonitors] = useState<Monitor[] | null>(null);
   const [cursor, setCursor] = useState<string | null>(null);
   const [problem, setProblem] = useState<Problem | null>(null);
-  const [opened, setOpened] = useState<Monitor | null>(null);
+  // Asked again at every click, so "Events" always shows what is there now.
+  const [opened, setOpened] = useState<{ monitor: Monitor; asked: number } | null>(null);
 
   const load = useCallback(
     async (from: string | null) => {
@@ -70,8 +71,13 @@ export function WatchPanel({ session, active }: { session: Session; active: bool
     if (active) void load(null);
   }, [active, load]);
 
-  const replace = (changed: Monitor) =>
-    setMonitors((shown) => shown?.map((monitor) => (monitor.id === changed.id ? changed : monitor)) ?? null);
+  const replace = useCallback(
+    (changed: Monitor) =>
+      setMonitors(
+        (shown) => shown?.map((monitor) => (monitor.id === changed.id ? changed : monitor)) ?? null,
+      ),
+    [],
+  );
 
   const act = async (monitor: Monitor, action: "check" | "pause" | "resume" | "delete") => {
     const path = { params: { path: { id: monitor.id } } };
@@ -83,7 +89,7 @@ export function WatchPanel({ session, active }: { session: Session; active: bool
     if (action === "delete") {
       const outcome = await session.ask((api) => api.DELETE("/monitors/{id}", path));
       if (!outcome.ok) return setProblem(outcome.problem);
-      if (opened?.id === monitor.id) setOpened(null);
+      if (opened?.monitor.id === monitor.id) setOpened(null);
       return setMonitors((shown) => shown?.filter((other) => other.id !== monitor.id) ?? null);
     }
     const status = action === "pause" ? "paused" : "active";
@@ -146,7 +152,11 @@ export function WatchPanel({ session, active }: { session: Session; active: bool
                         : "—"}
                   </td>
                   <td class="actions">
-                    <button type="button" class="secondary" onClick={() => setOpened(monitor)}>
+                    <button
+                      type="button"
+                      class="secondary"
+                      onClick={() => setOpened({ monitor, asked: Date.now() })}
+                    >
                       Events<span class="visually-hidden"> of {monitor.vat_number}</span>
                     </button>
                     <button type="button" class="secondary" onClick={() => act(monitor, "check")}>
@@ -175,7 +185,9 @@ export function WatchPanel({ session, active }: { session: Session; active: bool
           Show more
         </button>
       )}
-      {opened && <EventList session={session} monitor={opened} />}
+      {opened && (
+        <EventList key={opened.asked} session={session} monitor={opened.monitor} onMonitor={replace} />
+      )}
     </>
   );
 }
@@ -232,12 +244,25 @@ function WatchForm({ session, onWatched }: { session: Session; onWatched(): void
   );
 }
 
-function EventList({ session, monitor }: { session: Session; monitor: Monitor }) {
+/** A monitor's events, and its row brought up to date with them (its last answer may be newer). */
+function EventList({
+  session,
+  monitor,
+  onMonitor,
+}: {
+  session: Session;
+  monitor: Monitor;
+  onMonitor(monitor: Monitor): void;
+}) {
   const [events, setEvents] = useState<MonitorEventRecord[] | null>(null);
   const [problem, setProblem] = useState<Problem | null>(null);
   useEffect(() => {
-    setEvents(null);
     void (async () => {
+      const current = await session.ask((api) =>
+        api.GET("/monitors/{id}", { params: { path: { id: monitor.id } } }),
+      );
+      if (!current.ok) return setProblem(current.problem);
+      onMonitor(current.data);
       const loaded: MonitorEventRecord[] = [];
       let cursor: string | undefined;
       do {
@@ -252,7 +277,7 @@ function EventList({ session, monitor }: { session: Session; monitor: Monitor })
       } while (cursor);
       setEvents(loaded);
     })();
-  }, [session, monitor.id]);
+  }, [session, monitor.id, onMonitor]);
   return (
     <section aria-label={`Events of ${monitor.vat_number}`} class="events">
       <h3>Events of {monitor.vat_number}</h3>

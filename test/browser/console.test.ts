@@ -36,6 +36,8 @@ const VAT_INPUT = "NL854265259B01";
 /** Long enough that a 200-row list takes seconds with one call per member state at a time. */
 const VIES_LATENCY_MS = 250;
 const ROWS = 200;
+/** The service's fresh-cache life: a watched number checked again after it asks VIES anew. */
+const VAT_CACHE_TTL_SECONDS = 2;
 
 type InPage = {
   document: { dispatchEvent(event: unknown): boolean; documentElement: { scrollWidth: number } };
@@ -123,6 +125,7 @@ beforeAll(async () => {
       DATA_DIR: dataDir,
       VIES_BASE_URL: vies.baseUrl,
       VIES_MAX_CONCURRENT_PER_STATE: "1",
+      VAT_CACHE_TTL_SECONDS: String(VAT_CACHE_TTL_SECONDS),
       // With a requester, VIES gives each check a consultation number: the page must show it.
       VIES_REQUESTER_VAT: "BE0244142664",
     }),
@@ -391,7 +394,7 @@ describe("the console in Chromium", () => {
     });
   });
 
-  test("Watch: the key's watched numbers; one more added, checked now, paused, and no longer watched", async () => {
+  test("Watch: the key's watched numbers; one more added, its change found when checked now and listed as an event, paused, and no longer watched", async () => {
     await step("12-watch", async () => {
       await page.getByRole("tab", { name: "Watch" }).click();
       const table = page.getByRole("table", { name: /Watched numbers/ });
@@ -412,20 +415,57 @@ describe("the console in Chromium", () => {
           monitors: { id: string; vat_number: string; status: string; last_checked_at: string | null }[];
         }
       ).monitors.find((monitor) => monitor.vat_number === vat);
-    await step("12b-watch-check-pause-stop", async () => {
+    await step("12b-watch-events-none", async () => {
+      for (;;) {
+        const watched = await monitorOf(WATCHED);
+        if (watched?.last_checked_at) break;
+        await Bun.sleep(100);
+      }
+      await page.getByRole("button", { name: `Events of ${WATCHED}` }).click();
+      const region = page.getByRole("region", { name: `Events of ${WATCHED}` });
+      await region.getByText("Nothing has changed").waitFor();
+      const row = page
+        .getByRole("table", { name: /Watched numbers/ })
+        .locator("tbody tr", { hasText: WATCHED });
+      await expect(row.innerText()).resolves.toContain("not valid");
+    });
+    await step("12c-watch-registered-checked-now", async () => {
+      // The number is registered after its first check; checked now, past the cache's life, the
+      // change is an event, and the row's last answer follows when its events are asked again.
+      vies.setRegistry({
+        ...DEFAULT_VIES_REGISTRY,
+        [WATCHED]: {
+          valid: true,
+          name: "ACME NEDERLAND B.V.",
+          address: "\nKEIZERSGRACHT 1\n1015AA AMSTERDAM\n",
+        },
+      });
+      await Bun.sleep(VAT_CACHE_TTL_SECONDS * 1000 + 100);
       const checked = page.waitForResponse((response) =>
         /\/monitors\/mon_[^/]+\/check$/.test(response.url()),
       );
       await page.getByRole("button", { name: `Check now ${WATCHED}` }).click();
       expect((await checked).status()).toBe(202);
+      const id = (await monitorOf(WATCHED))?.id;
+      for (;;) {
+        const listed = (await (await api(`/monitors/${id}/events`, key.api_key)).json()) as {
+          events: unknown[];
+        };
+        if (listed.events.length > 0) break;
+        await Bun.sleep(100);
+      }
+      await page.getByRole("button", { name: `Events of ${WATCHED}` }).click();
+      const region = page.getByRole("region", { name: `Events of ${WATCHED}` });
+      await region.getByText("Registration changed (now registered for VAT)").waitFor();
+      const row = page
+        .getByRole("table", { name: /Watched numbers/ })
+        .locator("tbody tr", { hasText: WATCHED });
+      await expect(row.innerText()).resolves.toContain("ACME NEDERLAND B.V.");
+    });
+    await step("12d-watch-pause-stop", async () => {
       await page.getByRole("button", { name: `Pause ${WATCHED}` }).click();
       await page.getByRole("button", { name: `Resume ${WATCHED}` }).waitFor();
       await expect(monitorOf(WATCHED)).resolves.toMatchObject({ status: "paused" });
-      await page.getByRole("button", { name: `Events of ${WATCHED}` }).click();
-      await page
-        .getByRole("region", { name: `Events of ${WATCHED}` })
-        .getByText("Nothing has changed")
-        .waitFor();
       await page.getByRole("button", { name: `Stop watching ${WATCHED}` }).click();
       await page
         .getByRole("table", { name: /Watched numbers/ })
