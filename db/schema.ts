@@ -249,6 +249,12 @@ export const batchItems = pgTable(
     iban: text("iban"),
     /** The details to match against the VAT number's record (`match` of the item), or null. */
     match: jsonb("match"),
+    /**
+     * A repeat: the index of the batch's first item with the same VAT number and `match`, whose
+     * answer this item gets instead of asking the authority itself. It waits, not due, until that
+     * item is finished.
+     */
+    repeatOf: integer("repeat_of"),
     status: text("status", { enum: ["pending", "done", "failed", "cancelled"] })
       .notNull()
       .default("pending"),
@@ -270,6 +276,10 @@ export const batchItems = pgTable(
     index("batch_items_due_idx")
       .on(table.batchId, table.nextAttemptAt, table.index)
       .where(sql`${table.status} = 'pending'`),
+    // Finishing an item makes its waiting repeats due.
+    index("batch_items_repeats_idx")
+      .on(table.batchId, table.repeatOf)
+      .where(sql`${table.repeatOf} IS NOT NULL AND ${table.status} = 'pending'`),
   ],
 );
 

@@ -68,6 +68,15 @@ export function retryDelayMs(
   return ceiling / 2 + (random() * ceiling) / 2;
 }
 
+/**
+ * A repeat's VAT answer: its first item's, as a cache hit serves it — `cached` when it carries
+ * the authority's check (its `checked_at` and consultation number stay that check's) — with
+ * the repeat's own spelling of the number as `input`.
+ */
+export function repeatAnswer(input: string, first: VatResult): VatResult {
+  return { ...first, input, cached: first.checked_at !== null };
+}
+
 type Finished = ItemOutcome & {
   reservation: Reservation | null;
   bill: boolean;
@@ -80,7 +89,9 @@ type Finished = ItemOutcome & {
  * not hold up another's; batches whose items all wait are not looked at), validates each like
  * /validate does — the same IBAN engine, VAT cache, coalescing and per-state limit, but behind
  * every interactive request for a VIES slot — and writes each result together with its billing
- * (`Meter.complete`), many items per transaction. An item whose member state fails waits and is
+ * (`Meter.complete`), many items per transaction. A repeat (an item whose VAT number and
+ * `match` an earlier item of its batch has) is claimed only once that item is finished, and
+ * gets its answer as a cache hit, never asking the authority. An item whose member state fails waits and is
  * tried again until the retry window closes; then it is answered from the last-known-good copy
  * or fails with the upstream's code.
  */
@@ -147,8 +158,11 @@ export function createBatchProcessor(options: BatchProcessorOptions) {
     const account = await options.account(item.keyId);
     if (!account)
       return void (await fail(item, null, componentError("forbidden", "the API key has been revoked")));
+    const { first } = item;
+    // A repeat fails as its first item did when that had no answer: the same failure, unbilled.
+    if (first?.vat === null) return void (await fail(item, null, first.error));
     const iban: IbanResult | null = item.iban === null ? null : options.iban.validate(item.iban);
-    const plan = item.vat === null ? null : await options.vat.plan(item.vat, item.match);
+    const plan = item.vat === null || first !== null ? null : await options.vat.plan(item.vat, item.match);
     const ibanBillable = iban !== null && ibanIsBillable(iban);
     let reservation: Reservation | null = null;
     // A fresh copy the item went past only for the member state's match codes: its answer
@@ -172,7 +186,12 @@ export function createBatchProcessor(options: BatchProcessorOptions) {
         ));
       }
     }
-    let vat: VatResult | null = plan?.kind === "answered" ? plan.result : copy;
+    let vat: VatResult | null =
+      first !== null
+        ? repeatAnswer(item.vat ?? first.vat.input, first.vat)
+        : plan?.kind === "answered"
+          ? plan.result
+          : copy;
     let fresh = false;
     if (plan?.kind === "upstream" && copy === null) {
       // The last attempt is made when the window closes, not a delay before it: an item

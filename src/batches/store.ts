@@ -7,6 +7,7 @@ import { type Database, jsonb, nextTurn, type Rows } from "../kernel/db.ts";
 import type { ApiErrorBody } from "../kernel/errors.ts";
 import type { VatResult } from "../vat/schema.ts";
 import { BATCH_ITEMS } from "./due.ts";
+import { repeatsOf } from "./repeats.ts";
 import type { Batch, BatchItem, BatchItemInput, BatchStatus, ItemStatus, WebhookState } from "./schema.ts";
 import { countBatchVolume } from "./volume.ts";
 
@@ -111,6 +112,7 @@ export async function createBatch(
       INSERT INTO batches (id, key_id, total, webhook_url)
       VALUES (${id}, ${input.keyId}, ${input.items.length}, ${input.webhookUrl})`);
     await rows(markDue(BATCH_ITEMS, id, input.keyId, sql`now()`));
+    const repeats = repeatsOf(input.items);
     for (let start = 0; start < input.items.length; start += ROWS_PER_STATEMENT) {
       await nextTurn();
       const chunk = input.items.slice(start, start + ROWS_PER_STATEMENT).map((item, offset) => ({
@@ -119,12 +121,15 @@ export async function createBatch(
         iban: item.iban ?? null,
         match: item.match ?? null,
         reference: item.reference ?? null,
+        repeat_of: repeats[start + offset] ?? null,
       }));
+      // A repeat is not due until its first item is finished (`recordFinished` makes it due).
       await rows(sql`
-        INSERT INTO batch_items (batch_id, idx, vat, iban, match, reference)
-        SELECT ${id}, d.idx, d.vat, d.iban, d.match, d.reference
+        INSERT INTO batch_items (batch_id, idx, vat, iban, match, reference, repeat_of, next_attempt_at)
+        SELECT ${id}, d.idx, d.vat, d.iban, d.match, d.reference, d.repeat_of,
+          CASE WHEN d.repeat_of IS NULL THEN now() ELSE 'infinity' END
         FROM jsonb_to_recordset(${jsonb(chunk)}::jsonb)
-          AS d(idx int, vat text, iban text, match jsonb, reference text)`);
+          AS d(idx int, vat text, iban text, match jsonb, reference text, repeat_of int)`);
     }
     return (await findBatch(rows, input.keyId, id)) as Batch;
   });
@@ -175,7 +180,7 @@ export async function itemsPage(
 }
 
 /** A stored VAT result; those stored before matching existed have no `match`: none was asked. */
-function storedVatResult(text: string): VatResult {
+export function storedVatResult(text: string): VatResult {
   const stored = JSON.parse(text) as Omit<VatResult, "match"> & { match?: VatResult["match"] };
   return { ...stored, match: stored.match ?? null };
 }

@@ -8,7 +8,7 @@ import type { MatchRequest } from "../matching/schema.ts";
 import type { VatResult } from "../vat/schema.ts";
 import { BATCH_ITEMS } from "./due.ts";
 import type { Batch } from "./schema.ts";
-import { findBatch } from "./store.ts";
+import { findBatch, storedVatResult } from "./store.ts";
 
 /**
  * The claims of batch items by workers, in the database so that several instances share the
@@ -28,6 +28,11 @@ export type ClaimedItem = {
   iban: string | null;
   /** The details to match against the VAT number's record, or null. */
   match: MatchRequest | null;
+  /**
+   * A repeat's first item (the batch's first with the same VAT number and `match`), finished:
+   * its VAT answer, or the error it failed with before it had one. Null for any other item.
+   */
+  first: FirstAnswer | null;
   /** Attempts so far, this one included. */
   attempts: number;
   /** When retries stop (set at the first upstream failure), and the database's time of the claim. */
@@ -36,6 +41,9 @@ export type ClaimedItem = {
   /** The claim's token: the item is this claim's while it is pending under it. */
   token: string;
 };
+
+/** What a repeat's first item came to: its VAT answer, or its failure before it had one. */
+export type FirstAnswer = { vat: VatResult } | { vat: null; error: ApiErrorBody };
 
 /**
  * Prepares this instance's claims: every active batch has its row in `work_due` (batches from
@@ -95,6 +103,8 @@ export async function claimItems(
     vat: string | null;
     iban: string | null;
     match: string | null;
+    first_vat: string | null;
+    first_error: string | null;
     attempts: number;
     retry_until_ms: number | null;
     now_ms: number;
@@ -103,8 +113,8 @@ export async function claimItems(
       SELECT * FROM jsonb_to_recordset(${JSON.stringify(wanted.map(({ id, take }) => ({ id, take })))}::jsonb)
         AS w(id text, take int)
     ), picked AS (
-      SELECT p.batch_id, p.idx FROM wanted w CROSS JOIN LATERAL (
-        SELECT batch_id, idx FROM batch_items
+      SELECT p.batch_id, p.idx, p.repeat_of FROM wanted w CROSS JOIN LATERAL (
+        SELECT batch_id, idx, repeat_of FROM batch_items
         WHERE batch_id = w.id AND status = 'pending' AND next_attempt_at <= now()
           AND (lease_until IS NULL OR lease_until < now())
         ORDER BY next_attempt_at, idx
@@ -114,8 +124,10 @@ export async function claimItems(
     UPDATE batch_items i SET lease_token = ${token},
       lease_until = now() + ${leaseMs} * interval '1 millisecond',
       next_attempt_at = now() + ${leaseMs} * interval '1 millisecond', attempts = i.attempts + 1
-    FROM picked p WHERE i.batch_id = p.batch_id AND i.idx = p.idx
-    RETURNING i.batch_id, i.idx, i.vat, i.iban, i.match::text AS match, i.attempts,
+    FROM picked p LEFT JOIN batch_items f ON f.batch_id = p.batch_id AND f.idx = p.repeat_of
+    WHERE i.batch_id = p.batch_id AND i.idx = p.idx
+    RETURNING i.batch_id, i.idx, i.vat, i.iban, i.match::text AS match, f.vat_result::text AS first_vat,
+      f.error::text AS first_error, i.attempts,
       (extract(epoch FROM i.retry_until) * 1000)::float8 AS retry_until_ms,
       (extract(epoch FROM now()) * 1000)::float8 AS now_ms`);
   const claimed = new Map<string, number>();
@@ -139,12 +151,19 @@ export async function claimItems(
       vat: row.vat,
       iban: row.iban,
       match: row.match === null ? null : (JSON.parse(row.match) as MatchRequest),
+      first: firstAnswerOf(row.first_vat, row.first_error),
       attempts: row.attempts,
       retryUntilMs: row.retry_until_ms === null ? null : Number(row.retry_until_ms),
       claimedAtMs: Number(row.now_ms),
       token,
     }))
     .sort((a, b) => (a.batchId === b.batchId ? a.index - b.index : a.batchId < b.batchId ? -1 : 1));
+}
+
+/** A repeat's first item's answer from its columns; null for an item that is no repeat. */
+function firstAnswerOf(vat: string | null, error: string | null): FirstAnswer | null {
+  if (vat !== null) return { vat: storedVatResult(vat) };
+  return error === null ? null : { vat: null, error: JSON.parse(error) as ApiErrorBody };
 }
 
 /** The items still pending under any of `tokens`, locked in key order without waiting for any. */
@@ -256,6 +275,18 @@ export async function recordFinished(
       })),
     )}::jsonb) AS d(batch_id text, idx int, status text, vat jsonb, iban jsonb, billable boolean, error jsonb)
     WHERE i.batch_id = d.batch_id AND i.idx = d.idx`);
+  // Their repeats, which waited for them, are due now; their batches with them.
+  await rows(sql`
+    WITH released AS (
+      UPDATE batch_items r SET next_attempt_at = now()
+      FROM jsonb_to_recordset(${JSON.stringify(
+        outcomes.map(({ item }) => ({ batch_id: item.batchId, idx: item.index })),
+      )}::jsonb) AS d(batch_id text, idx int)
+      WHERE r.batch_id = d.batch_id AND r.repeat_of = d.idx AND r.status = 'pending'
+      RETURNING r.batch_id
+    )
+    UPDATE work_due SET due_at = now(), marks = marks + 1
+    WHERE queue = ${BATCH_ITEMS.name} AND unit IN (SELECT batch_id FROM released)`);
   const counts = new Map<
     string,
     { id: string; done: number; valid: number; invalid: number; failed: number; billed: number }

@@ -6,11 +6,14 @@ import {
   dueBatches,
   type ItemOutcome,
   keepClaimed,
+  recordFinished,
   renewLeases,
   rescheduleItem,
 } from "../../src/batches/work.ts";
 import type { Database } from "../../src/kernel/db.ts";
+import type { VatResult } from "../../src/vat/schema.ts";
 import { proKey, testKeyStore } from "../support/database.ts";
+import { danishNumbers } from "../support/vat-numbers.ts";
 
 /** The claims of batch items, on the real database: each claim holds its items under a token of its own. */
 let database: Database;
@@ -144,5 +147,65 @@ describe("due batches", () => {
     const second = await dueBatches(database, k1, 1);
     expect(second[0]?.keyId).not.toBe(k1);
     expect((await dueBatches(database, k2, 10_000)).at(-1)?.keyId).toBe(k2);
+  });
+});
+
+describe("repeats", () => {
+  test("a repeat is claimed by no claim until its first item is finished, and then with that item's answer", async () => {
+    const own = await proKey((await testKeyStore()).keys, "repeats");
+    const [a = "", b = ""] = danishNumbers(2, 34_000_000);
+    const created = await createBatch(database, {
+      keyId: own,
+      items: [
+        { vat: a },
+        { vat: b },
+        { vat: ` ${a.toLowerCase()}` },
+        { vat: a, match: { name: "Firma ApS" } },
+        { vat: b, iban: "DE89370400440532013000" },
+        { vat: a, match: { name: "Firma ApS" } },
+      ],
+      webhookUrl: null,
+      plan: { id: "pro", limits: { active: 100, itemsPerDay: 100_000 } },
+    });
+    const batch = { id: created.id, keyId: own };
+    const due = async () => (await dueBatches(database, "", 10_000)).filter(({ id }) => id === batch.id);
+    expect(await due()).toEqual([{ ...batch, due: 3 }]);
+    const firsts = await claimItems(database, [{ ...batch, take: 10 }], 60_000);
+    expect(firsts.map((item) => [item.index, item.first])).toEqual([
+      [0, null],
+      [1, null],
+      [3, null],
+    ]);
+    // Another instance finds nothing due while the first items are worked on: repeats wait.
+    expect(await claimItems(database, [{ ...batch, take: 10 }], 60_000)).toEqual([]);
+    expect(await due()).toEqual([]);
+
+    const answer: VatResult = {
+      input: a,
+      valid: true,
+      vat_number: a,
+      country_code: "DK",
+      country_name: "Denmark",
+      name: "Firma ApS",
+      address: null,
+      source: "vies",
+      cached: false,
+      stale: false,
+      checked_at: "2026-03-15T12:00:00.000Z",
+      consultation_number: null,
+      error: null,
+      warning: null,
+      match: null,
+    };
+    const [first] = firsts;
+    if (!first) throw new Error("expected the first item");
+    const finished = { ...outcome(first), vat: answer };
+    await database.transaction(async (rows) => {
+      expect(await keepClaimed(rows, [finished])).toEqual([true]);
+      await recordFinished(rows, [finished], [true]);
+    });
+    expect(await due()).toEqual([{ ...batch, due: 1 }]);
+    const repeats = await claimItems(database, [{ ...batch, take: 10 }], 60_000);
+    expect(repeats.map((item) => [item.index, item.first])).toEqual([[2, { vat: answer }]]);
   });
 });

@@ -1,0 +1,2 @@
+ALTER TABLE "batch_items" ADD COLUMN "repeat_of" integer;--> statement-breakpoint
+CREATE INDEX "batch_items_repeats_idx" ON "batch_items" USING btree ("batch_id","repeat_of") WHERE "batch_items"."repeat_of" IS NOT NULL AND "batch_items"."status" = 'pending';
