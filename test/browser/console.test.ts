@@ -432,6 +432,7 @@ describe("the console in Chromium", () => {
     await step("12c-watch-registered-checked-now", async () => {
       // The number is registered after its first check; checked now, past the cache's life, the
       // change is an event, and the row's last answer follows when its events are asked again.
+      if (!vies) throw new Error("the VIES fake did not start");
       vies.setRegistry({
         ...DEFAULT_VIES_REGISTRY,
         [WATCHED]: {
