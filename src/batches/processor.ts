@@ -10,6 +10,7 @@ import type { Database } from "../kernel/db.ts";
 import { type ApiErrorBody, componentError } from "../kernel/errors.ts";
 import { describeFailure } from "../kernel/failure.ts";
 import type { Logger } from "../kernel/log.ts";
+import type { MatchResult } from "../matching/schema.ts";
 import { insertRecords, recordOf, type ValidationRecord } from "../validation/records.ts";
 import type { VatResult } from "../vat/schema.ts";
 import type { VatService } from "../vat/service.ts";
@@ -71,10 +72,10 @@ export function retryDelayMs(
 /**
  * A repeat's VAT answer: its first item's, as a cache hit serves it — `cached` when it carries
  * the authority's check (its `checked_at` and consultation number stay that check's) — with
- * the repeat's own spelling of the number as `input`.
+ * the repeat's own spelling of the number as `input` and the match of its own details.
  */
-export function repeatAnswer(input: string, first: VatResult): VatResult {
-  return { ...first, input, cached: first.checked_at !== null };
+export function repeatAnswer(input: string, first: VatResult, match: MatchResult | null): VatResult {
+  return { ...first, input, cached: first.checked_at !== null, match };
 }
 
 type Finished = ItemOutcome & {
@@ -188,7 +189,7 @@ export function createBatchProcessor(options: BatchProcessorOptions) {
     }
     let vat: VatResult | null =
       first !== null
-        ? repeatAnswer(item.vat ?? first.vat.input, first.vat)
+        ? repeatAnswer(item.vat ?? first.vat.input, first.vat, options.vat.matchAnswer(first.vat, item.match))
         : plan?.kind === "answered"
           ? plan.result
           : copy;

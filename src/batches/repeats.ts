@@ -1,10 +1,6 @@
-import { MATCH_FIELDS, type MatchRequest } from "../matching/schema.ts";
+import { traderFor } from "../matching/match.ts";
 import { checkVatFormat } from "../vat/format/check-vat-format.ts";
 import type { BatchItemInput } from "./schema.ts";
-
-/** The details of a `match`, field by field in one order: equal details, equal text. */
-const matchText = (match: MatchRequest | undefined) =>
-  match === undefined ? "" : JSON.stringify(MATCH_FIELDS.map((field) => match[field] ?? null));
 
 /**
  * For each item of a list, the index of the list's first item with the same VAT number — as
@@ -19,7 +15,9 @@ export function repeatsOf(items: readonly BatchItemInput[]): (number | null)[] {
     if (item.vat === undefined) return null;
     const format = checkVatFormat(item.vat);
     if (!format.ok) return null;
-    const key = `${format.vatNumber} ${matchText(item.match)}`;
+    // The authority's call is one per number, and per details only where the member state
+    // compares them itself: other details are compared here, with any answer of the number.
+    const key = `${format.vatNumber} ${JSON.stringify(traderFor(item.match ?? null, format.prefix))}`;
     const first = firsts.get(key);
     if (first !== undefined) return first;
     firsts.set(key, index);

@@ -246,7 +246,7 @@ export function batchRoutes(deps: BatchRoutesDeps, keyed: Idempotency) {
           summary: "Validate a batch of VAT numbers and IBANs in the background",
           tags: ["Batches"],
           description:
-            "JSON `{items, webhook_url}`, or CSV (`Content-Type: text/csv`) with a header row naming any of `vat`, `iban`, `reference`. Each item follows the /validate input rules. Counts as one request for the per-minute limit; each item is billed by the /validate rules when it is processed, and an item whose VAT number (and `match`) an earlier item of the batch has is answered from that item's answer as a cache hit, unbilled.",
+            "JSON `{items, webhook_url}`, or CSV (`Content-Type: text/csv`) with a header row naming any of `vat`, `iban`, `reference`. Each item follows the /validate input rules. Counts as one request for the per-minute limit; each item is billed by the /validate rules when it is processed, and an item whose VAT number an earlier item of the batch has (with the same `match` details, for Spain, which compares them itself) is answered from that item's answer as a cache hit, unbilled, its own `match` compared with it.",
           security: [{ ApiKey: [] }],
           requestBody: {
             required: true,

@@ -18,6 +18,17 @@ export type Registered = { name: string | null; address: string | null };
 /** What the member state answered per field, in the upstream's terms; null when nothing. */
 export type AuthorityCodes = Partial<Record<keyof TraderDetails, AuthorityMatchCode>> | null;
 
+/** The codes a member state gave, read back from a match result (its fields answered `by: "authority"`). */
+export function authorityCodesOf(result: MatchResult | null): AuthorityCodes {
+  if (result === null) return null;
+  const codes: Partial<Record<keyof TraderDetails, AuthorityMatchCode>> = {};
+  for (const field of MATCH_FIELDS) {
+    const answered = result[field];
+    if (answered?.by === "authority") codes[TRADER_KEYS[field]] = answered.result;
+  }
+  return codes;
+}
+
 /**
  * The least similarity (0 to 1) at which a name, a street or a city counts as a match. Chosen on
  * the labelled pairs in test/fixtures/matching-pairs.json; `npm run bench:matching` reports the
@@ -49,6 +60,24 @@ export function traderDetailsOf(request: MatchRequest): TraderDetails {
     trader[TRADER_KEYS[field]] = value;
   }
   return trader;
+}
+
+/**
+ * The member states that compare trader details themselves (VIES approximate matching): only
+ * Spain, per VIES's own `/countries` list (`approxMatching`, read 2026-08-05). A match request
+ * for one of them goes to the authority even when the cache holds the number: its codes only
+ * come with a fresh answer, and Spain discloses no name or address to compare here.
+ */
+const MATCHING_STATES: ReadonlySet<string> = new Set(["ES"]);
+
+/**
+ * The details to ask the member state to compare: only where it compares them (Spain); null
+ * where the comparison is made here, so that the authority's call is the same whatever is sent.
+ */
+export function traderFor(match: MatchRequest | null, prefix: string): TraderDetails | null {
+  if (match === null || !MATCHING_STATES.has(prefix)) return null;
+  const trader = traderDetailsOf(match);
+  return Object.keys(trader).length > 0 ? trader : null;
 }
 
 /**

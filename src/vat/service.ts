@@ -3,7 +3,7 @@ import { componentError } from "../kernel/errors.ts";
 import { describeFailure } from "../kernel/failure.ts";
 import type { Logger } from "../kernel/log.ts";
 import { LegalForms, readLegalFormData } from "../matching/legal-forms.ts";
-import { matchTrader, traderDetailsOf } from "../matching/match.ts";
+import { authorityCodesOf, matchTrader, traderFor } from "../matching/match.ts";
 import type { MatchRequest, MatchResult } from "../matching/schema.ts";
 import type { KeyValueStore } from "../store/kv.ts";
 import { AUTHORITIES, type AuthoritySource, authorityOf, type EnabledAuthorities } from "./authorities.ts";
@@ -194,6 +194,12 @@ export interface VatService {
    * For a request that may not spend a unit on the authority.
    */
   staleDuringKnownOutage(plan: UpstreamPlan): VatResult | null;
+  /**
+   * The match of `match` against an answer given before (a batch item's repeat of an earlier
+   * one): the member state's codes where it answered for the same details, the rest compared
+   * here with the name and address the answer discloses.
+   */
+  matchAnswer(result: VatResult, match: MatchRequest | null): MatchResult | null;
 }
 
 /** Who waits for a call in flight: anyone interactive (urgent), or only lowest work (last). */
@@ -212,14 +218,6 @@ export function uncheckableReason(format: VatFormatOk, enabled: EnabledAuthoriti
   if (!enabled[source]) return AUTHORITIES[source].disabledMessage;
   return format.prefix === "GB" && !HMRC_CHECKABLE.test(format.number) ? UK_UNCHECKABLE_MESSAGE : null;
 }
-
-/**
- * The member states that compare trader details themselves (VIES approximate matching): only
- * Spain, per VIES's own `/countries` list (`approxMatching`, read 2026-08-05). A match request
- * for one of them goes to the authority even when the cache holds the number: its codes only
- * come with a fresh answer, and Spain discloses no name or address to compare here.
- */
-const MATCHING_STATES: ReadonlySet<string> = new Set(["ES"]);
 
 const fault = (code: UpstreamFault["code"], detail: string): UpstreamFault => ({
   kind: "fault",
@@ -295,13 +293,6 @@ export function createVatService(options: VatServiceOptions): VatService {
     const registered = verdict?.valid ? { name: verdict.name, address: verdict.address } : null;
     const codes = verdict?.valid ? verdict.traderMatch : null;
     return matchTrader(match, registered, codes, country ?? "", legalForms.of(country ?? ""));
-  };
-
-  /** The details to ask the member state to compare: only where it compares them (Spain). */
-  const traderFor = (match: MatchRequest | null, format: VatFormatOk): TraderDetails | null => {
-    if (match === null || !MATCHING_STATES.has(format.prefix)) return null;
-    const trader = traderDetailsOf(match);
-    return Object.keys(trader).length > 0 ? trader : null;
   };
 
   /** One upstream call for a number, shared by every request for it that arrives meanwhile. */
@@ -401,7 +392,7 @@ export function createVatService(options: VatServiceOptions): VatService {
         const served = { cached: true, stale: false, warning: null };
         const matched = matchOf(match, format.countryCode, hit.verdict);
         const result = verdictResult(input, format, hit.verdict, served, matched);
-        if (traderFor(match, format) === null) return { kind: "answered", result };
+        if (traderFor(match, format.prefix) === null) return { kind: "answered", result };
         return { ...upstream, lastKnownGood: null, freshCopy: result };
       }
       const lastKnownGood = hit?.state === "stale" ? hit.verdict : null;
@@ -415,7 +406,7 @@ export function createVatService(options: VatServiceOptions): VatService {
       const background = resolveOptions.background === true || lowest;
       const lastKnownGood = resolveOptions.staleFallback === false ? null : plan.lastKnownGood;
       const budget = budgetFrom(plan.startedAt, background ? backgroundDeadlineMs : deadlineMs);
-      const trader = traderFor(plan.match, format);
+      const trader = traderFor(plan.match, format.prefix);
       // A call with trader details answers those details: only requests with the same ones share it.
       const key = trader === null ? format.vatNumber : `${format.vatNumber} ${JSON.stringify(trader)}`;
       const urgency: Urgency = { urgent: !background, last: lowest };
@@ -450,6 +441,13 @@ export function createVatService(options: VatServiceOptions): VatService {
           path: outcome.path ?? null,
         },
       };
+    },
+
+    matchAnswer(result, match) {
+      if (match === null) return null;
+      const country = result.country_code ?? "";
+      const registered = result.valid ? { name: result.name, address: result.address } : null;
+      return matchTrader(match, registered, authorityCodesOf(result.match), country, legalForms.of(country));
     },
 
     staleDuringKnownOutage(plan) {

@@ -119,36 +119,66 @@ describe("repeats within a batch", () => {
     });
   }
 
-  test("the same number with other `match` details is no repeat: each item is matched on its own", async () => {
+  test("the same number with other `match` details, compared here: one call, billed once, each item matched on its own details", async () => {
     const { send } = await keyed();
     const [number = ""] = registered(1, 31_000_000);
     harness.vies.setLatency({ DK: 300 });
+    const from = harness.vies.calls.log.length;
     const right = { name: `Firma ${number} ApS` };
     const wrong = { name: "Another Company A/S" };
     const created = await createBatch(send, {
       items: [
         { vat: number, match: right },
         { vat: number, match: wrong },
-        { vat: number.toLowerCase(), match: { ...right } },
-        { vat: number, match: wrong },
+        { vat: number.toLowerCase(), match: { ...right, city: "Aarhus C" } },
+        { vat: number, match: { city: "Odense" } },
         { vat: number },
       ],
     });
     const batch = await waitForBatch(send, created.id);
     const items = await allItems(send, batch.id);
-    expect(items.map((item) => item.vat?.match?.overall ?? null)).toEqual([
-      "match",
-      "mismatch",
-      "match",
-      "mismatch",
+    expect(callsPerNumber(harness.vies, from, [number])).toEqual(new Map([[number, 1]]));
+    expect(items.map((item) => item.vat?.match ?? null)).toEqual([
+      { overall: "match", name: { result: "match", by: "local" } },
+      { overall: "mismatch", name: { result: "mismatch", by: "local" } },
+      { overall: "match", name: { result: "match", by: "local" }, city: { result: "match", by: "local" } },
+      { overall: "mismatch", city: { result: "mismatch", by: "local" } },
       null,
     ]);
-    // The third and fourth are repeats of the first and second.
-    expect(items.slice(2, 4).map((item) => [item.billable, item.vat?.cached])).toEqual([
+    expect(items.map((item) => [item.billable, item.vat?.cached])).toEqual([
+      [true, false],
+      [false, true],
+      [false, true],
       [false, true],
       [false, true],
     ]);
-    expect(batch.counts).toMatchObject({ done: 5, failed: 0 });
+    expect(batch.counts).toMatchObject({ done: 5, failed: 0, billed: 1 });
+  });
+
+  test("a Spanish number with other details is no repeat: Spain compares each itself, one call and one unit each", async () => {
+    const { send } = await keyed();
+    const from = harness.vies.calls.log.length;
+    const spanish = "ESB83891812";
+    const right = { name: "Rodrisa Automoviles" };
+    const wrong = { name: "Another Company SA" };
+    const created = await createBatch(send, {
+      items: [
+        { vat: spanish, match: right },
+        { vat: spanish, match: wrong },
+        { vat: spanish.toLowerCase(), match: { ...right } },
+      ],
+    });
+    const batch = await waitForBatch(send, created.id);
+    const items = await allItems(send, batch.id);
+    expect(callsPerNumber(harness.vies, from, [spanish]).get(spanish)).toBe(2);
+    expect(items.map((item) => [item.vat?.match?.overall, item.vat?.match?.name?.by, item.billable])).toEqual(
+      [
+        ["match", "authority", true],
+        ["mismatch", "authority", true],
+        ["match", "authority", false],
+      ],
+    );
+    expect(batch.counts).toMatchObject({ done: 3, failed: 0, billed: 2 });
   });
 
   test("a repeat of an item that failed fails the same way, unbilled, without asking VIES", async () => {

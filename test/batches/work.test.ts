@@ -160,21 +160,26 @@ describe("repeats", () => {
         { vat: a },
         { vat: b },
         { vat: ` ${a.toLowerCase()}` },
+        // Details compared here: the number's one call answers them too.
         { vat: a, match: { name: "Firma ApS" } },
         { vat: b, iban: "DE89370400440532013000" },
-        { vat: a, match: { name: "Firma ApS" } },
+        // Spain compares details itself: a call for each set of them.
+        { vat: "ESB83891812", match: { name: "Firma SL" } },
+        { vat: "ESB83891812", match: { name: "Otra SL" } },
+        { vat: "esb83891812", match: { name: "Firma SL" } },
       ],
       webhookUrl: null,
       plan: { id: "pro", limits: { active: 100, itemsPerDay: 100_000 } },
     });
     const batch = { id: created.id, keyId: own };
     const due = async () => (await dueBatches(database, "", 10_000)).filter(({ id }) => id === batch.id);
-    expect(await due()).toEqual([{ ...batch, due: 3 }]);
+    expect(await due()).toEqual([{ ...batch, due: 4 }]);
     const firsts = await claimItems(database, [{ ...batch, take: 10 }], 60_000);
     expect(firsts.map((item) => [item.index, item.first])).toEqual([
       [0, null],
       [1, null],
-      [3, null],
+      [5, null],
+      [6, null],
     ]);
     // Another instance finds nothing due while the first items are worked on: repeats wait.
     expect(await claimItems(database, [{ ...batch, take: 10 }], 60_000)).toEqual([]);
@@ -204,8 +209,11 @@ describe("repeats", () => {
       expect(await keepClaimed(rows, [finished])).toEqual([true]);
       await recordFinished(rows, [finished], [true]);
     });
-    expect(await due()).toEqual([{ ...batch, due: 1 }]);
+    expect(await due()).toEqual([{ ...batch, due: 2 }]);
     const repeats = await claimItems(database, [{ ...batch, take: 10 }], 60_000);
-    expect(repeats.map((item) => [item.index, item.first])).toEqual([[2, { vat: answer }]]);
+    expect(repeats.map((item) => [item.index, item.first])).toEqual([
+      [2, { vat: answer }],
+      [3, { vat: answer }],
+    ]);
   });
 });
