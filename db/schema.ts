@@ -451,7 +451,10 @@ export const webhookDeliveries = pgTable(
       "webhook_deliveries_subject_check",
       sql`(${table.batchId} IS NULL) <> (${table.monitorId} IS NULL)`,
     ),
-    index("webhook_deliveries_due_idx").on(table.nextAttemptAt).where(sql`${table.status} = 'pending'`),
+    // Claims take a key's due messages, earliest first (src/webhooks/messages.ts WEBHOOK_MESSAGES).
+    index("webhook_deliveries_key_due_idx")
+      .on(table.keyId, table.nextAttemptAt)
+      .where(sql`${table.status} = 'pending'`),
   ],
 );
 

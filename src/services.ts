@@ -259,7 +259,9 @@ export function createServices(
     ...worker,
     secrets: webhookSecrets,
     policy: webhookPolicy,
+    concurrency: config.WEBHOOK_CONCURRENCY,
     timeoutMs: config.WEBHOOK_TIMEOUT_MS,
+    connectTimeoutMs: config.WEBHOOK_CONNECT_TIMEOUT_MS,
     backoffBaseMs: config.WEBHOOK_BACKOFF_BASE_MS,
   });
   const retention = createPoller({
@@ -314,7 +316,12 @@ export function createServices(
     async stopBackgroundWork(graceMs) {
       if (!background) return;
       background = false;
-      await Promise.all([processor.stop(graceMs), checker.stop(graceMs), webhooks.stop(), retention.stop()]);
+      await Promise.all([
+        processor.stop(graceMs),
+        checker.stop(graceMs),
+        webhooks.stop(graceMs),
+        retention.stop(),
+      ]);
     },
     async close() {
       await this.stopBackgroundWork(0);

@@ -1,6 +1,8 @@
 /**
  * The slots of one background worker (batch items, webhook deliveries), shared among the keys
  * whose work it does, so that one key's slow or failing work cannot hold what another key needs.
+ * Work may also name a target (a webhook's host), of which a fixed number may be held whoever's
+ * work it is, so that one slow target cannot take the slots of the others.
  *
  * Each key with work may take its fair part (the slots split among the keys with work and one
  * more), and beyond it only while more than a reserve (a quarter of the slots) stays free; freed
@@ -11,14 +13,17 @@
  */
 export class FairShare {
   private readonly held = new Map<string, number>();
+  private readonly targets = new Map<string, number>();
   private inUse = 0;
   private readonly reserve: number;
 
   constructor(
     /** Slots of the worker. */
     readonly total: number,
-    /** The most one key may hold, whatever is free (a fixed cap, such as per webhook host). */
+    /** The most one key may hold, whatever is free. */
     private readonly perKeyMax = Number.POSITIVE_INFINITY,
+    /** The most work for one target may hold, whoever's work it is. */
+    readonly perTargetMax = Number.POSITIVE_INFINITY,
   ) {
     if (!Number.isSafeInteger(total) || total < 1)
       throw new RangeError(`total must be a positive integer, got ${total}`);
@@ -33,6 +38,11 @@ export class FairShare {
   /** Slots `key` holds. */
   holding(key: string): number {
     return this.held.get(key) ?? 0;
+  }
+
+  /** The targets held, each with how many more slots work for it may take now (0 at its cap). */
+  targetRoom(): Map<string, number> {
+    return new Map(Array.from(this.targets, ([target, count]) => [target, this.perTargetMax - count]));
   }
 
   /** A key's fair part while `keys` keys have work: what each would hold if one more came. */
@@ -77,18 +87,25 @@ export class FairShare {
     return allowed;
   }
 
-  /** Takes a slot for `key`; the function returned gives it back (once). */
-  take(key: string): () => void {
-    this.held.set(key, this.holding(key) + 1);
+  /** Takes a slot for `key`'s work (for `target`, when named); the function returned gives it back (once). */
+  take(key: string, target?: string): () => void {
+    count(this.held, key, 1);
+    if (target !== undefined) count(this.targets, target, 1);
     this.inUse += 1;
     let given = false;
     return () => {
       if (given) return;
       given = true;
       this.inUse -= 1;
-      const left = this.holding(key) - 1;
-      if (left > 0) this.held.set(key, left);
-      else this.held.delete(key);
+      count(this.held, key, -1);
+      if (target !== undefined) count(this.targets, target, -1);
     };
   }
+}
+
+/** Adds `change` to `name`'s count, dropping it at zero. */
+function count(counts: Map<string, number>, name: string, change: number): void {
+  const next = (counts.get(name) ?? 0) + change;
+  if (next > 0) counts.set(name, next);
+  else counts.delete(name);
 }

@@ -3,10 +3,13 @@ import http from "node:http";
 import https from "node:https";
 import { sql } from "drizzle-orm";
 import { Webhook } from "standardwebhooks";
-import { createPoller, type Poller } from "../background/poller.ts";
+import { allDue, dueUnits, markDue, settleUnits } from "../background/due-units.ts";
+import { FairShare } from "../background/fair-share.ts";
+import { createPoller } from "../background/poller.ts";
 import type { Database } from "../kernel/db.ts";
 import { describeFailure } from "../kernel/failure.ts";
 import type { Logger } from "../kernel/log.ts";
+import { MESSAGE_HOST, WEBHOOK_MESSAGES } from "./messages.ts";
 import type { WebhookSecrets } from "./secrets.ts";
 import {
   parseWebhookUrl,
@@ -21,8 +24,12 @@ export type WebhookDeliveryOptions = {
   secrets: WebhookSecrets;
   policy: WebhookPolicy;
   log: Logger;
+  /** Attempts in flight at the same time, per instance. */
+  concurrency: number;
   /** The most one attempt may take, connecting included. */
   timeoutMs: number;
+  /** The most connecting may take (TCP, and TLS for https): a target that does not accept gives its slot back this soon. */
+  connectTimeoutMs: number;
   /** The first retry's delay; it doubles per attempt, up to an hour. */
   backoffBaseMs: number;
   /** How often due messages are looked for. */
@@ -35,13 +42,24 @@ export type WebhookDeliveryOptions = {
   resolve?: Resolver;
 };
 
-/** Messages attempted at the same time, per instance. */
-const CONCURRENCY = 8;
+/** Attempts in flight for one key's messages, per instance, whatever is free. */
+export const WEBHOOK_SLOTS_PER_KEY = 4;
+/** Attempts in flight to one host, per instance, whoever's messages they are. */
+export const WEBHOOK_SLOTS_PER_HOST = 4;
 /** Of an answer, only the status matters: the body is read no further than this. */
 const MAX_ANSWER_BYTES = 4096;
 const MAX_BACKOFF_MS = 60 * 60 * 1000;
 
-type Due = { id: string; key_id: string; url: string; payload: string; attempts: number };
+/** A message a worker holds, under its claim's token. */
+type Due = {
+  id: string;
+  keyId: string;
+  host: string;
+  url: string;
+  payload: string;
+  attempts: number;
+  token: string;
+};
 
 /** What one attempt got: the HTTP status, or null when no answer came (refused, timed out). */
 type Attempt = { status: number | null; problem: string | null };
@@ -52,23 +70,85 @@ type Attempt = { status: number | null; problem: string | null };
  * refused connection is retried with exponential backoff until the message's give-up time. The
  * URL is checked again at every attempt, and the connection goes to the very address that
  * passed (no second DNS lookup); redirects are not followed.
+ *
+ * Attempts run in `concurrency` slots, claimed as slots free (never in rounds that wait for the
+ * slowest): the keys with due messages in turn, each within its fair share and at most
+ * WEBHOOK_SLOTS_PER_KEY, and at most WEBHOOK_SLOTS_PER_HOST to one host. A claim skips the
+ * messages of a host at its cap, so an endpoint that never answers holds a few slots until its
+ * timeout and never the others, however many messages wait for it.
  */
-export function createWebhookDelivery(options: WebhookDeliveryOptions): Poller {
+export function createWebhookDelivery(options: WebhookDeliveryOptions) {
   const { database, secrets, policy, log } = options;
-  const token = `wh_${randomBytes(9).toString("hex")}`;
+  const slots = new FairShare(options.concurrency, WEBHOOK_SLOTS_PER_KEY, WEBHOOK_SLOTS_PER_HOST);
+  /** The attempts under way, by the work on each. */
+  const working = new Map<Promise<void>, Due>();
+  /** The key the last claim ended with: the next starts after it. */
+  let lastKey = "";
   let started = false;
 
-  const claim = () =>
-    database.rows<Due>(sql`
-      WITH picked AS (
-        SELECT id FROM webhook_deliveries
-        WHERE status = 'pending' AND next_attempt_at <= now() AND (lease_until IS NULL OR lease_until < now())
-        ORDER BY next_attempt_at LIMIT ${CONCURRENCY}
-        FOR UPDATE SKIP LOCKED
+  /**
+   * Every key with pending messages has its row in `work_due` (messages from before it existed
+   * get theirs here); the sole worker of an embedded database drops the claims a crash left.
+   */
+  const prepare = async () => {
+    await database.rows(sql`
+      INSERT INTO work_due (queue, unit, key_id, due_at)
+      SELECT ${WEBHOOK_MESSAGES.name}, key_id, key_id, now() FROM webhook_deliveries WHERE status = 'pending'
+      GROUP BY key_id
+      ON CONFLICT (queue, unit) DO NOTHING`);
+    if (!options.soleWorker) return;
+    await database.rows(sql`
+      UPDATE webhook_deliveries SET lease_token = NULL, lease_until = NULL, next_attempt_at = now()
+      WHERE status = 'pending' AND lease_token IS NOT NULL`);
+    await allDue(database, WEBHOOK_MESSAGES);
+  };
+
+  /**
+   * Leases, of each wanted key, up to `take` of its due messages (earliest first) under a new
+   * token, in one statement: messages to a host at its cap are skipped, and of the rest no more
+   * go to one host than it has room for. A leased message is next due when its lease runs out.
+   * Keys that gave fewer than wanted, and the `idle` ones, are settled.
+   */
+  const claim = async (wanted: { keyId: string; take: number }[], idle: string[]): Promise<Due[]> => {
+    if (wanted.length === 0) {
+      await settleUnits(database, WEBHOOK_MESSAGES, idle);
+      return [];
+    }
+    const token = `wh_${randomBytes(9).toString("hex")}`;
+    const room = Array.from(slots.targetRoom(), ([host, free]) => ({ host, free }));
+    const rows = await database.rows<Omit<Due, "token" | "keyId"> & { key_id: string }>(sql`
+      WITH wanted AS (
+        SELECT * FROM jsonb_to_recordset(${JSON.stringify(wanted)}::jsonb) AS w("keyId" text, take int)
+      ), room AS (
+        SELECT * FROM jsonb_to_recordset(${JSON.stringify(room)}::jsonb) AS r(host text, free int)
+      ), candidates AS (
+        SELECT c.id, c.host, c.next_attempt_at FROM wanted w CROSS JOIN LATERAL (
+          SELECT id, ${MESSAGE_HOST} AS host, next_attempt_at FROM webhook_deliveries
+          WHERE key_id = w."keyId" AND status = 'pending' AND next_attempt_at <= now()
+            AND (lease_until IS NULL OR lease_until < now())
+            AND ${MESSAGE_HOST} NOT IN (SELECT host FROM room WHERE free <= 0)
+          ORDER BY next_attempt_at
+          LIMIT w.take
+          FOR UPDATE SKIP LOCKED) c
+      ), picked AS (
+        SELECT ranked.id, ranked.host FROM (
+          SELECT id, host, row_number() OVER (PARTITION BY host ORDER BY next_attempt_at, id) AS n FROM candidates
+        ) ranked LEFT JOIN room ON room.host = ranked.host
+        WHERE ranked.n <= COALESCE(room.free, ${WEBHOOK_SLOTS_PER_HOST})
       )
-      UPDATE webhook_deliveries w SET lease_token = ${token}, lease_until = now() + ${options.leaseMs} * interval '1 millisecond'
-      FROM picked WHERE w.id = picked.id
-      RETURNING w.id, w.key_id, w.url, w.payload, w.attempts`);
+      UPDATE webhook_deliveries d SET lease_token = ${token},
+        lease_until = now() + ${options.leaseMs} * interval '1 millisecond',
+        next_attempt_at = now() + ${options.leaseMs} * interval '1 millisecond'
+      FROM picked WHERE d.id = picked.id
+      RETURNING d.id, d.key_id, picked.host, d.url, d.payload, d.attempts`);
+    const claimed = new Map<string, number>();
+    for (const row of rows) claimed.set(row.key_id, (claimed.get(row.key_id) ?? 0) + 1);
+    await settleUnits(database, WEBHOOK_MESSAGES, [
+      ...idle,
+      ...wanted.filter(({ keyId, take }) => (claimed.get(keyId) ?? 0) < take).map(({ keyId }) => keyId),
+    ]);
+    return rows.map(({ key_id, ...row }) => ({ ...row, keyId: key_id, token }));
+  };
 
   const attempt = async (due: Due): Promise<Attempt> => {
     let address: ResolvedAddress;
@@ -80,8 +160,8 @@ export function createWebhookDelivery(options: WebhookDeliveryOptions): Poller {
       return { status: null, problem: `webhook_url ${(error as Error).message}` };
     }
     const sentAt = new Date();
-    const signature = new Webhook(await secrets.get(due.key_id)).sign(due.id, sentAt, due.payload);
-    return post(url, address, options.timeoutMs, due.payload, {
+    const signature = new Webhook(await secrets.get(due.keyId)).sign(due.id, sentAt, due.payload);
+    return post(url, address, options, due.payload, {
       "content-type": "application/json",
       "user-agent": "vat-iban-service-webhooks",
       "webhook-id": due.id,
@@ -95,14 +175,14 @@ export function createWebhookDelivery(options: WebhookDeliveryOptions): Poller {
     const delivered = outcome.status !== null && outcome.status >= 200 && outcome.status < 300;
     const delayMs =
       Math.min(MAX_BACKOFF_MS, options.backoffBaseMs * 2 ** due.attempts) * (0.75 + Math.random() / 2);
+    const next = sql`now() + ${Math.round(delayMs)} * interval '1 millisecond'`;
+    // A retry makes the key due sooner than a settle may have left it: marked in the same statement.
     await database.rows(sql`
+      ${delivered ? sql`` : sql`WITH due AS (${markDue(WEBHOOK_MESSAGES, due.keyId, due.keyId, next)})`}
       UPDATE webhook_deliveries SET attempts = attempts + 1, last_status = ${outcome.status},
-        last_attempt_at = now(), lease_token = NULL, lease_until = NULL,
-        next_attempt_at = now() + ${Math.round(delayMs)} * interval '1 millisecond',
-        status = CASE WHEN ${delivered} THEN 'delivered'
-          WHEN now() + ${Math.round(delayMs)} * interval '1 millisecond' > give_up_at THEN 'failed'
-          ELSE 'pending' END
-      WHERE id = ${due.id} AND lease_token = ${token}`);
+        last_attempt_at = now(), lease_token = NULL, lease_until = NULL, next_attempt_at = ${next},
+        status = CASE WHEN ${delivered} THEN 'delivered' WHEN ${next} > give_up_at THEN 'failed' ELSE 'pending' END
+      WHERE id = ${due.id} AND lease_token = ${due.token}`);
     const fields = {
       message: due.id,
       attempt: due.attempts + 1,
@@ -113,36 +193,89 @@ export function createWebhookDelivery(options: WebhookDeliveryOptions): Poller {
     else log.warn("webhook_attempt_failed", fields);
   };
 
-  return createPoller({
+  const start = (due: Due) => {
+    const release = slots.take(due.keyId, due.host);
+    const running = deliver(due)
+      .catch((error: unknown) => {
+        // Its lease runs out and another attempt picks the message up.
+        log.error("webhook_delivery_failed", { message: due.id, ...describeFailure(error) });
+      })
+      .finally(() => {
+        release();
+        working.delete(running);
+        poller.wake();
+      });
+    working.set(running, due);
+  };
+
+  const poller = createPoller({
     intervalMs: options.pollMs,
-    onError: (error) => log.error("webhook_delivery_failed", describeFailure(error)),
+    onError: (error) => log.error("webhook_claim_failed", describeFailure(error)),
     async tick() {
       if (!started) {
-        if (options.soleWorker) {
-          await database.rows(
-            sql`UPDATE webhook_deliveries SET lease_token = NULL, lease_until = NULL WHERE status = 'pending'`,
-          );
-        }
+        await prepare();
         started = true;
       }
-      const due = await claim();
-      await Promise.all(due.map(deliver));
-      return due.length === CONCURRENCY;
+      if (slots.free <= 0) return false;
+      const due = await dueUnits(database, WEBHOOK_MESSAGES, lastKey, slots.free);
+      if (due.length === 0) return false;
+      lastKey = due.at(-1)?.keyId ?? "";
+      const allowed = slots.allowances(due.map(({ keyId, due }) => ({ key: keyId, wants: due })));
+      const messages = await claim(
+        due.flatMap(({ keyId }) => {
+          const take = allowed.get(keyId) ?? 0;
+          return take > 0 ? [{ keyId, take }] : [];
+        }),
+        due.filter((unit) => unit.due === 0).map(({ keyId }) => keyId),
+      );
+      for (const message of messages) start(message);
+      return messages.length > 0 && slots.free > 0;
     },
   });
+
+  return {
+    start: () => poller.start(),
+    /**
+     * Stops claiming, lets the attempts under way finish for up to `graceMs`, and gives up the
+     * leases of those that did not, so another instance (or the next start) takes them at once.
+     */
+    async stop(graceMs: number): Promise<void> {
+      await poller.stop();
+      await Promise.race([Promise.all(working.keys()), Bun.sleep(graceMs)]);
+      const held = Array.from(working.values(), ({ id, token }) => ({ id, token }));
+      if (held.length === 0) return;
+      await database
+        .rows(sql`
+          WITH released AS (
+            UPDATE webhook_deliveries d SET lease_token = NULL, lease_until = NULL, next_attempt_at = now()
+            FROM jsonb_to_recordset(${JSON.stringify(held)}::jsonb) AS h(id text, token text)
+            WHERE d.id = h.id AND d.lease_token = h.token AND d.status = 'pending'
+            RETURNING d.key_id
+          )
+          UPDATE work_due SET due_at = now(), marks = marks + 1
+          WHERE queue = ${WEBHOOK_MESSAGES.name} AND unit IN (SELECT key_id FROM released)`)
+        .catch(() => {});
+    },
+  };
 }
 
-/** One POST to exactly `address`, for `url`'s host name (its TLS name and Host header). */
+export type WebhookDelivery = ReturnType<typeof createWebhookDelivery>;
+
+/**
+ * One POST to exactly `address`, for `url`'s host name (its TLS name and Host header): given up
+ * when the connection is not made (TLS included) within `connectTimeoutMs`, or no answer has
+ * come within `timeoutMs`.
+ */
 function post(
   url: URL,
   address: ResolvedAddress,
-  timeoutMs: number,
+  { timeoutMs, connectTimeoutMs }: { timeoutMs: number; connectTimeoutMs: number },
   body: string,
   headers: Record<string, string>,
 ): Promise<Attempt> {
-  const client = url.protocol === "https:" ? https : http;
+  const secure = url.protocol === "https:";
   return new Promise((resolve) => {
-    const request = client.request(
+    const request = (secure ? https : http).request(
       url,
       {
         method: "POST",
@@ -169,8 +302,20 @@ function post(
       () => request.destroy(new Error(`no answer within ${timeoutMs} ms`)),
       timeoutMs,
     );
+    const connecting = setTimeout(
+      () => request.destroy(new Error(`not connected within ${connectTimeoutMs} ms`)),
+      connectTimeoutMs,
+    );
+    request.on("socket", (socket) => {
+      // A socket kept alive from an earlier request is connected already.
+      if (!socket.connecting) clearTimeout(connecting);
+      else socket.once(secure ? "secureConnect" : "connect", () => clearTimeout(connecting));
+    });
     request.on("error", (error) => resolve({ status: null, problem: error.message }));
-    request.on("close", () => clearTimeout(deadline));
+    request.on("close", () => {
+      clearTimeout(deadline);
+      clearTimeout(connecting);
+    });
     request.end(body);
   });
 }

@@ -1,10 +1,29 @@
 import { randomBytes } from "node:crypto";
 import { sql } from "drizzle-orm";
+import { type DueQueue, markDue } from "../background/due-units.ts";
 import type { Batch, BatchEvent } from "../batches/schema.ts";
 import type { Rows } from "../kernel/db.ts";
 
 /** How long a message is retried before it is given up. */
 export const DELIVERY_WINDOW_HOURS = 24;
+
+/** The host a message goes to, from its URL (stored normalized: lower case, IPv6 in brackets). */
+export const MESSAGE_HOST = sql`coalesce(substring(url from '^[a-z][a-z0-9+.-]*://([[][^]]*[]]|[^:/?#]*)'), '')`;
+
+/**
+ * Webhook messages, in units of one key: a key is due when one of its pending messages is, so a
+ * key whose messages all wait for their retry costs a claim nothing.
+ */
+export const WEBHOOK_MESSAGES: DueQueue = {
+  name: "webhooks",
+  earliest: (unit) =>
+    sql`(SELECT min(next_attempt_at) FROM webhook_deliveries WHERE key_id = ${unit} AND status = 'pending')`,
+  due: (unit, cap) => sql`(SELECT count(*)::int FROM (
+    SELECT 1 FROM webhook_deliveries
+    WHERE key_id = ${unit} AND status = 'pending' AND next_attempt_at <= now()
+      AND (lease_until IS NULL OR lease_until < now())
+    LIMIT ${cap}) AS due)`,
+};
 
 /**
  * Queues the webhook of a batch that completed or was cancelled, in the transaction that did
@@ -24,6 +43,7 @@ export async function queueBatchWebhook(
     VALUES (${`msg_${randomBytes(12).toString("hex")}`}, ${batch.id}, ${keyId}, ${batch.webhook.url}, ${payload},
       now() + ${DELIVERY_WINDOW_HOURS} * interval '1 hour')
     ON CONFLICT (batch_id) DO NOTHING`);
+  await rows(markDue(WEBHOOK_MESSAGES, keyId, keyId, sql`now()`));
 }
 
 /**
@@ -38,4 +58,5 @@ export async function queueMonitorWebhook(
     INSERT INTO webhook_deliveries (id, monitor_id, key_id, url, payload, give_up_at)
     VALUES (${message.id}, ${message.monitorId}, ${message.keyId}, ${message.url}, ${message.payload},
       now() + ${DELIVERY_WINDOW_HOURS} * interval '1 hour')`);
+  await rows(markDue(WEBHOOK_MESSAGES, message.keyId, message.keyId, sql`now()`));
 }

@@ -48,4 +48,21 @@ describe("FairShare", () => {
     expect(slots.free).toBe(16);
     expect(slots.holding("a")).toBe(0);
   });
+
+  test("work for a target holds at most the target's cap, whoever's work it is, and gives it back", () => {
+    const slots = new FairShare(16, 4, 2);
+    const released = [slots.take("a", "slow.example"), slots.take("b", "slow.example")];
+    slots.take("a", "fast.example");
+    expect(slots.targetRoom()).toEqual(
+      new Map([
+        ["slow.example", 0],
+        ["fast.example", 1],
+      ]),
+    );
+    // The keys' own shares are counted as before.
+    expect(slots.holding("a")).toBe(2);
+    for (const release of released) release();
+    expect(slots.targetRoom()).toEqual(new Map([["fast.example", 1]]));
+    expect(slots.free).toBe(15);
+  });
 });

@@ -7,6 +7,7 @@ import { createWebhookDelivery } from "../../src/webhooks/delivery.ts";
 import { WebhookSecrets } from "../../src/webhooks/secrets.ts";
 import type { Resolver } from "../../src/webhooks/target.ts";
 import { proKey, testKeyStore } from "../support/database.ts";
+import { dropPending, queueMessage } from "../support/webhook-messages.ts";
 
 /**
  * Webhook delivery against a real endpoint over HTTP, with the messages in the real database:
@@ -38,24 +39,10 @@ beforeAll(async () => {
 });
 afterAll(() => endpoint?.stop(true));
 // A message left waiting for a retry would be attempted by the next test's worker.
-afterEach(() =>
-  database.rows(
-    sql`UPDATE webhook_deliveries SET status = 'failed' WHERE status = 'pending' AND key_id = ${keyId}`,
-  ),
-);
+afterEach(() => dropPending(database, [keyId]));
 
-/** A batch and its queued message for `url`; returns the message id. */
-async function queue(url: string): Promise<string> {
-  const batchId = `bat_${crypto.randomUUID().replaceAll("-", "").slice(0, 24)}`;
-  const id = `msg_${crypto.randomUUID().replaceAll("-", "").slice(0, 24)}`;
-  await database.rows(
-    sql`INSERT INTO batches (id, key_id, total, webhook_url) VALUES (${batchId}, ${keyId}, 0, ${url})`,
-  );
-  await database.rows(sql`
-    INSERT INTO webhook_deliveries (id, batch_id, key_id, url, payload, give_up_at)
-    VALUES (${id}, ${batchId}, ${keyId}, ${url}, ${JSON.stringify({ type: "batch.completed", data: { id: batchId } })}, now() + interval '1 hour')`);
-  return id;
-}
+/** A queued message of this file's key for `url`: its id. */
+const queue = (url: string) => queueMessage(database, keyId, url);
 
 async function state(id: string) {
   const [row] = await database.rows<{ status: string; attempts: number; last_status: number | null }>(
@@ -74,7 +61,9 @@ async function deliver(
     secrets: new WebhookSecrets(database),
     policy: { allowHttp: true, allowPrivate: options.allowPrivate ?? true },
     log: createLogger("silent"),
+    concurrency: 16,
     timeoutMs: 1000,
+    connectTimeoutMs: 1000,
     backoffBaseMs: 100,
     pollMs: 20,
     leaseMs: 5000,
@@ -89,7 +78,7 @@ async function deliver(
       await Bun.sleep(20);
     }
   } finally {
-    await worker.stop();
+    await worker.stop(1000);
   }
   return state(id);
 }

@@ -1,0 +1,2 @@
+DROP INDEX "webhook_deliveries_due_idx";--> statement-breakpoint
+CREATE INDEX "webhook_deliveries_key_due_idx" ON "webhook_deliveries" USING btree ("key_id","next_attempt_at") WHERE "webhook_deliveries"."status" = 'pending';

@@ -1,0 +1,229 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import net from "node:net";
+import { sql } from "drizzle-orm";
+import type { Database } from "../../src/kernel/db.ts";
+import { createLogger } from "../../src/kernel/log.ts";
+import {
+  createWebhookDelivery,
+  WEBHOOK_SLOTS_PER_HOST,
+  WEBHOOK_SLOTS_PER_KEY,
+} from "../../src/webhooks/delivery.ts";
+import { WebhookSecrets } from "../../src/webhooks/secrets.ts";
+import type { Resolver } from "../../src/webhooks/target.ts";
+import { proKey, testKeyStore } from "../support/database.ts";
+import { dropPending, queueMessage } from "../support/webhook-messages.ts";
+
+/**
+ * Webhook delivery's slots under one key's pathological load, over real HTTP on loopback with
+ * the messages in the real database: an endpoint that never answers holds its key's few slots
+ * and no others; no host gets more than its cap of attempts at once; a target that never
+ * completes a connection gives its slot back after the connect timeout, not the whole timeout.
+ * Each endpoint has a host name of its own, resolved to loopback, since the caps go by host.
+ */
+let database: Database;
+let newKey: (name: string) => Promise<string>;
+const keys: string[] = [];
+const loopback: Resolver = async () => [{ address: "127.0.0.1", family: 4 }];
+
+beforeAll(async () => {
+  const store = await testKeyStore();
+  database = store.database;
+  newKey = async (name) => {
+    const id = await proKey(store.keys, name);
+    keys.push(id);
+    return id;
+  };
+});
+// Left pending, this file's messages would be attempted by every later worker on this database.
+afterAll(() => dropPending(database, keys));
+
+function worker(times: { timeoutMs: number; connectTimeoutMs: number }) {
+  return createWebhookDelivery({
+    database,
+    secrets: new WebhookSecrets(database),
+    policy: { allowHttp: true, allowPrivate: true },
+    log: createLogger("silent"),
+    concurrency: 16,
+    ...times,
+    backoffBaseMs: 100,
+    pollMs: 20,
+    leaseMs: 120_000,
+    soleWorker: false,
+    resolve: loopback,
+  });
+}
+
+/** Waits until every one of `ids` has an attempt written; how long that took, in ms. */
+async function attempted(ids: string[], status: string | null, withinMs: number): Promise<number> {
+  const started = performance.now();
+  for (;;) {
+    const [row] = await database.rows<{ done: number }>(sql`
+      SELECT count(*)::int AS done FROM webhook_deliveries
+      WHERE id IN (SELECT value FROM jsonb_array_elements_text(${JSON.stringify(ids)}::jsonb))
+        AND attempts > 0 AND (${status}::text IS NULL OR status = ${status})`);
+    if (row?.done === ids.length) return performance.now() - started;
+    if (performance.now() - started > withinMs)
+      throw new Error(`${row?.done} of ${ids.length} messages attempted after ${withinMs} ms`);
+    await Bun.sleep(10);
+  }
+}
+
+const queueAll = (keyId: string, url: string, count: number) =>
+  Promise.all(Array.from({ length: count }, () => queueMessage(database, keyId, url)));
+
+describe("webhook delivery slots", () => {
+  test("an endpoint that never answers, with a backlog, does not delay another key's deliveries", async () => {
+    let silentRequests = 0;
+    const silent = Bun.serve({
+      hostname: "127.0.0.1",
+      port: 0,
+      fetch() {
+        silentRequests += 1;
+        return new Promise<Response>(() => {});
+      },
+    });
+    // B's endpoint: how long until it has had `messages` more requests, from when they are queued.
+    let received = 0;
+    let arrived: { count: number; done: () => void } | null = null;
+    const healthy = Bun.serve({
+      hostname: "127.0.0.1",
+      port: 0,
+      async fetch() {
+        await Bun.sleep(100);
+        received += 1;
+        if (arrived && received >= arrived.count) arrived.done();
+        return new Response("ok");
+      },
+    });
+    const [a, b] = [await newKey("webhooks silent"), await newKey("webhooks healthy")];
+    const healthyUrl = `http://healthy.test:${healthy.port}/in`;
+    const messages = 40;
+    /** How long `count` messages of B took to arrive, or `limitMs` when they had not by then. */
+    const deliverB = async (count: number, limitMs: number) => {
+      const started = performance.now();
+      const all = new Promise<void>((done) => {
+        arrived = { count: received + count, done };
+      });
+      await queueAll(b, healthyUrl, count);
+      await Promise.race([all, Bun.sleep(limitMs)]);
+      return performance.now() - started;
+    };
+    try {
+      // B alone, to know what "alone" takes on this machine now.
+      let delivery = worker({ timeoutMs: 60_000, connectTimeoutMs: 3000 });
+      delivery.start();
+      // A first few, untimed: B's secret made, the statements warm, as they are for the second run.
+      await deliverB(8, 60_000);
+      const alone = await deliverB(messages, 60_000);
+      await delivery.stop(1000);
+
+      // A's endpoint holds every attempt for far longer than B's whole run takes alone.
+      delivery = worker({ timeoutMs: Math.max(2000, Math.round(alone * 20)), connectTimeoutMs: 3000 });
+      await queueAll(a, `http://silent.test:${silent.port}/in`, 200);
+      delivery.start();
+      while (silentRequests < WEBHOOK_SLOTS_PER_KEY) await Bun.sleep(10);
+      const beside = await deliverB(messages, alone * 10);
+      await delivery.stop(0);
+
+      const ratio = beside / alone;
+      console.log(
+        `webhooks: ${messages} messages of key B alone ${Math.round(alone)} ms, beside key A's silent endpoint ${Math.round(beside)} ms: ${ratio.toFixed(2)}x`,
+      );
+      expect(ratio).toBeLessThan(1.5);
+    } finally {
+      await Promise.all([silent.stop(true), healthy.stop(true)]);
+    }
+  }, 120_000);
+
+  test("no host has more attempts in flight than its cap, nor any key more than its own", async () => {
+    const inFlight = new Map<string, number>();
+    const most = new Map<string, number>();
+    const count = (name: string, change: number) => {
+      const now = (inFlight.get(name) ?? 0) + change;
+      inFlight.set(name, now);
+      most.set(name, Math.max(most.get(name) ?? 0, now));
+    };
+    const endpoint = Bun.serve({
+      hostname: "127.0.0.1",
+      port: 0,
+      async fetch(request) {
+        const host = (request.headers.get("host") ?? "").split(":")[0] ?? "";
+        const key = new URL(request.url).pathname;
+        count(host, 1);
+        count(key, 1);
+        await Bun.sleep(50);
+        count(host, -1);
+        count(key, -1);
+        return new Response("ok");
+      },
+    });
+    const url = (host: string, key: string) => `http://${host}:${endpoint.port}/${key}`;
+    const [k1, k2, k3] = [
+      await newKey("webhooks k1"),
+      await newKey("webhooks k2"),
+      await newKey("webhooks k3"),
+    ];
+    const ids = (
+      await Promise.all([
+        queueAll(k1, url("shared.test", "k1"), 8),
+        queueAll(k2, url("shared.test", "k2"), 8),
+        queueAll(k3, url("shared.test", "k3"), 8),
+        queueAll(k1, url("one.test", "k1"), 8),
+        queueAll(k1, url("two.test", "k1"), 8),
+      ])
+    ).flat();
+    const delivery = worker({ timeoutMs: 30_000, connectTimeoutMs: 3000 });
+    delivery.start();
+    try {
+      await attempted(ids, "delivered", 60_000);
+    } finally {
+      await delivery.stop(0);
+      await endpoint.stop(true);
+    }
+    expect(most.get("shared.test")).toBe(WEBHOOK_SLOTS_PER_HOST);
+    expect(Math.max(...["/k1", "/k2", "/k3"].map((key) => most.get(key) ?? 0))).toBeLessThanOrEqual(
+      WEBHOOK_SLOTS_PER_KEY,
+    );
+  }, 120_000);
+
+  test("a target that never completes the connection gives its slot back after the connect timeout", async () => {
+    // TCP is accepted, but the TLS handshake never gets an answer.
+    const stalled = net.createServer(() => {});
+    await new Promise<void>((resolve) => stalled.listen(0, "127.0.0.1", resolve));
+    const port = (stalled.address() as net.AddressInfo).port;
+    const timeoutMs = 30_000;
+    const delivery = worker({ timeoutMs, connectTimeoutMs: 300 });
+    const [id] = await queueAll(await newKey("webhooks stalled"), `https://stalled.test:${port}/in`, 1);
+    delivery.start();
+    try {
+      await attempted([id as string], "pending", timeoutMs / 4);
+    } finally {
+      await delivery.stop(0);
+      stalled.close();
+    }
+    const [row] = await database.rows<{ last_status: number | null }>(
+      sql`SELECT last_status FROM webhook_deliveries WHERE id = ${id as string}`,
+    );
+    expect(row?.last_status).toBeNull();
+  }, 60_000);
+
+  test("an answer slower than the connect timeout is still waited for", async () => {
+    const slow = Bun.serve({
+      hostname: "127.0.0.1",
+      port: 0,
+      async fetch() {
+        await Bun.sleep(900);
+        return new Response("ok");
+      },
+    });
+    const delivery = worker({ timeoutMs: 30_000, connectTimeoutMs: 300 });
+    const ids = await queueAll(await newKey("webhooks slow"), `http://slow.test:${slow.port}/in`, 1);
+    delivery.start();
+    try {
+      await attempted(ids, "delivered", 20_000);
+    } finally {
+      await delivery.stop(0);
+      await slow.stop(true);
+    }
+  }, 60_000);
+});
