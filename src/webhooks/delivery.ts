@@ -105,9 +105,10 @@ export function createWebhookDelivery(options: WebhookDeliveryOptions) {
 
   /**
    * Leases, of each wanted key, up to `take` of its due messages (earliest first) under a new
-   * token, in one statement: messages to a host at its cap are skipped, and of the rest no more
-   * go to one host than it has room for. A leased message is next due when its lease runs out.
-   * Keys that gave fewer than wanted, and the `idle` ones, are settled.
+   * token, in one statement: messages to a host at its cap are passed over (read, but never
+   * waited behind), and of the rest no more go to one host than it has room for; messages
+   * another claim holds are skipped, not waited for. A leased message is next due when its lease
+   * runs out. Keys that gave fewer than wanted, and the `idle` ones, are settled.
    */
   const claim = async (wanted: { keyId: string; take: number }[], idle: string[]): Promise<Due[]> => {
     if (wanted.length === 0) {

@@ -186,6 +186,34 @@ describe("webhook delivery slots", () => {
     );
   }, 120_000);
 
+  test("a claim passes over the messages of a host at its cap: the same key's others go", async () => {
+    let held = 0;
+    const silent = Bun.serve({
+      hostname: "127.0.0.1",
+      port: 0,
+      fetch() {
+        held += 1;
+        return new Promise<Response>(() => {});
+      },
+    });
+    const healthy = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response("ok") });
+    const silentUrl = `http://silent.test:${silent.port}/in`;
+    const [a, c] = [await newKey("webhooks holder"), await newKey("webhooks mixed")];
+    const delivery = worker({ timeoutMs: 60_000, connectTimeoutMs: 3000 });
+    try {
+      // A's attempts fill the silent host; C's messages to it, older than its others, wait behind them.
+      await queueAll(a, silentUrl, WEBHOOK_SLOTS_PER_HOST);
+      delivery.start();
+      while (held < WEBHOOK_SLOTS_PER_HOST) await Bun.sleep(10);
+      await queueAll(c, silentUrl, 100);
+      const others = await queueAll(c, `http://healthy.test:${healthy.port}/in`, 8);
+      await attempted(others, "delivered", 20_000);
+    } finally {
+      await delivery.stop(0);
+      await Promise.all([silent.stop(true), healthy.stop(true)]);
+    }
+  }, 60_000);
+
   test("a target that never completes the connection gives its slot back after the connect timeout", async () => {
     // TCP is accepted, but the TLS handshake never gets an answer.
     const stalled = net.createServer(() => {});
