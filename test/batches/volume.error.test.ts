@@ -3,7 +3,7 @@ import { planCatalogue } from "../../src/accounts/plans.ts";
 import { createBatch } from "../../src/batches/store.ts";
 import type { Database } from "../../src/kernel/db.ts";
 import { ApiError } from "../../src/kernel/errors.ts";
-import { proKey, secondConnection, testKeyStore } from "../support/database.ts";
+import { deleteWorkOf, proKey, secondConnection, testKeyStore } from "../support/database.ts";
 import { type Harness, startHarness } from "../support/harness.ts";
 
 /**
@@ -105,6 +105,7 @@ describe("exact under concurrency, across connection pools", () => {
   });
   afterAll(async () => {
     await other?.close();
+    await deleteWorkOf(database, [keyId]);
   });
 
   /** `count` creations of `size` items at once, alternating pools: how many were accepted, and the refusals. */

@@ -1,4 +1,4 @@
-import { beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { sql } from "drizzle-orm";
 import { createBatch } from "../../src/batches/store.ts";
 import {
@@ -12,18 +12,26 @@ import {
 } from "../../src/batches/work.ts";
 import type { Database } from "../../src/kernel/db.ts";
 import type { VatResult } from "../../src/vat/schema.ts";
-import { proKey, testKeyStore } from "../support/database.ts";
+import { deleteWorkOf, proKey, testKeyStore } from "../support/database.ts";
 import { danishNumbers } from "../support/vat-numbers.ts";
 
 /** The claims of batch items, on the real database: each claim holds its items under a token of its own. */
 let database: Database;
 let keyId: string;
+/** The keys made here, whose batches go at the end: claimed and left, they would be due again. */
+const keyIds: string[] = [];
+
+async function ownKey(name: string): Promise<string> {
+  const id = await proKey((await testKeyStore()).keys, name);
+  keyIds.push(id);
+  return id;
+}
 
 beforeAll(async () => {
-  const store = await testKeyStore();
-  database = store.database;
-  keyId = await proKey(store.keys, "claims");
+  database = (await testKeyStore()).database;
+  keyId = await ownKey("claims");
 });
+afterAll(() => deleteWorkOf(database, keyIds));
 
 const outcome = (item: ItemOutcome["item"]): ItemOutcome => ({
   item,
@@ -92,7 +100,7 @@ describe("claims", () => {
 describe("due batches", () => {
   test("a batch whose items all wait is not looked at until the first of them is due", async () => {
     // A key of its own: due batches are one per key.
-    const own = await newBatch(2, await proKey((await testKeyStore()).keys, "waiting"));
+    const own = await newBatch(2, await ownKey("waiting"));
     const due = async () => (await dueBatches(database, "", 10_000)).filter((batch) => batch.id === own.id);
     expect(await due()).toEqual([{ ...own, due: 2 }]);
     const [first, second] = await claimItems(database, [{ ...own, take: 2 }], 60_000);
@@ -131,8 +139,7 @@ describe("due batches", () => {
   });
 
   test("keys take turns: each call starts after the key the last one ended with", async () => {
-    const store = await testKeyStore();
-    const keys = [await proKey(store.keys, "turn 1"), await proKey(store.keys, "turn 2")].sort();
+    const keys = [await ownKey("turn 1"), await ownKey("turn 2")].sort();
     for (const key of keys)
       await createBatch(database, {
         keyId: key,
@@ -152,7 +159,7 @@ describe("due batches", () => {
 
 describe("repeats", () => {
   test("a repeat is claimed by no claim until its first item is finished, and then with that item's answer", async () => {
-    const own = await proKey((await testKeyStore()).keys, "repeats");
+    const own = await ownKey("repeats");
     const [a = "", b = ""] = danishNumbers(2, 34_000_000);
     const created = await createBatch(database, {
       keyId: own,

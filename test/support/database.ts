@@ -1,3 +1,4 @@
+import { sql } from "drizzle-orm";
 import { KeyStore } from "../../src/accounts/key-store.ts";
 import { planCatalogue } from "../../src/accounts/plans.ts";
 import { connectPostgres, type Database, openPglite } from "../../src/kernel/db.ts";
@@ -38,6 +39,20 @@ export async function testKeyStore(): Promise<{ database: Database; keys: KeySto
 }
 
 /** A new key of the pro plan without quota or rate overrides, named `name`: its id. */
+/**
+ * Deletes these keys' background work — monitors, batches (their items and messages with them)
+ * and its due marks — from the shared test database. Left there, monitors are due forever and
+ * a waiting or abandoned batch is due again later: the next file's workers (and, on Postgres,
+ * the next run's) would take it up against their own VIES fake, and then find its numbers in
+ * their cache when their own tests ask for them fresh.
+ */
+export async function deleteWorkOf(database: Database, keyIds: string[]): Promise<void> {
+  const own = sql`(SELECT value FROM jsonb_array_elements_text(${JSON.stringify(keyIds)}::jsonb))`;
+  await database.rows(sql`DELETE FROM monitors WHERE key_id IN ${own}`);
+  await database.rows(sql`DELETE FROM batches WHERE key_id IN ${own}`);
+  await database.rows(sql`DELETE FROM work_due WHERE key_id IN ${own}`);
+}
+
 export async function proKey(keys: KeyStore, name: string): Promise<string> {
   const { record } = await keys.create({ planId: "pro", name, monthlyQuota: null, ratePerMinute: null });
   return record.id;

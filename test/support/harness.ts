@@ -1,7 +1,6 @@
 import { expect } from "bun:test";
 import type { TSchema } from "@sinclair/typebox";
 import { TypeCompiler } from "@sinclair/typebox/compiler";
-import { sql } from "drizzle-orm";
 import { KeyStore } from "../../src/accounts/key-store.ts";
 import { planCatalogue } from "../../src/accounts/plans.ts";
 import { type App, buildApp } from "../../src/app.ts";
@@ -26,7 +25,7 @@ import { StatusSchema } from "../../src/vat/status.ts";
 import { type BrregFake, startBrregFake } from "../fakes/brreg.ts";
 import { startUidRegisterFake, type UidRegisterFake } from "../fakes/uid-register.ts";
 import { startViesFake, type ViesFake } from "../fakes/vies.ts";
-import { testDatabase } from "./database.ts";
+import { deleteWorkOf, testDatabase } from "./database.ts";
 import { type ManualClock, manualClock } from "./manual-clock.ts";
 
 /**
@@ -210,11 +209,7 @@ export async function startHarness(
     },
     async close() {
       await services.stopBackgroundWork(0);
-      // Monitors stay due forever: left in the shared database, the next file's workers (and,
-      // on Postgres, the next run's) would check them against their own VIES fake.
-      await database.rows(
-        sql`DELETE FROM monitors WHERE key_id IN (SELECT value FROM jsonb_array_elements_text(${JSON.stringify(keyIds)}::jsonb))`,
-      );
+      await deleteWorkOf(database, keyIds);
       await services.meter.idle();
       await services.store.close();
       await Promise.all([vies.stop(), uid.stop(), brreg.stop()]);
