@@ -8,6 +8,7 @@
 import { startViesFake } from "../test/fakes/vies.ts";
 import buildExamples from "../test/fixtures/iban-build-examples.json" with { type: "json" };
 import examples from "../test/fixtures/iban-examples.json" with { type: "json" };
+import { createVatNumberSource } from "../test/support/synthetic-vat-numbers.ts";
 import { forEachDeployment, KEY_COUNT, startBare } from "./service.ts";
 import {
   findWrk,
@@ -18,7 +19,6 @@ import {
   throughputTable,
   type Workload,
 } from "./support.ts";
-import { createVatNumberSource } from "./vat-numbers.ts";
 
 /** The registry's example IBAN of every country: valid, so every request is billed. */
 export const IBAN_WORKLOAD: Workload = {

@@ -8,10 +8,10 @@
  */
 import { startViesFake } from "../test/fakes/vies.ts";
 import { rssKbOf } from "../test/support/service.ts";
+import { type BenchPrefix, createVatNumberSource } from "../test/support/synthetic-vat-numbers.ts";
 import { percentile } from "../test/support/traffic.ts";
 import { type Deployment, forEachDeployment } from "./service.ts";
 import { interactiveCalls } from "./support.ts";
-import { type BenchPrefix, createVatNumberSource } from "./vat-numbers.ts";
 
 const ROUND = 10_000;
 const TOTAL = 100_000;

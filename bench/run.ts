@@ -1,6 +1,6 @@
 /**
  * Runs the benchmarks one after another, each in a process of its own so that none inherits
- * another's compiled code or garbage: `bun bench/run.ts [iban|http|vat|batch|monitors|matching ...]`, all by default.
+ * another's compiled code or garbage: `bun bench/run.ts [iban|http|vat|batch|monitors|fairness|matching ...]`, all by default.
  */
 import { spawn } from "bun";
 
@@ -10,6 +10,7 @@ const BENCHMARKS = {
   vat: "bench/vat.ts",
   batch: "bench/batch.ts",
   monitors: "bench/monitors.ts",
+  fairness: "bench/fairness.ts",
   matching: "bench/matching.ts",
 } as const;
 

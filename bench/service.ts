@@ -125,20 +125,22 @@ async function runPostgresRedis(
     await work({ name: "Postgres + Redis", port: server.port, pid: server.pid, keys });
   } finally {
     await server.stop();
-    await forgetMonitors(databaseUrl);
+    await forgetWork(databaseUrl);
   }
 }
 
 /**
- * Deletes the monitors of the benchmarks' keys: a monitor stays due forever, and left in a
- * shared database, every later instance on it (the tests' too) would check it.
+ * Deletes the monitors and batches of the benchmarks' keys: a monitor stays due forever, and
+ * left in a shared database, every later instance on it (the tests' too) would check it; a
+ * batch left unfinished would be worked on by the next.
  */
-async function forgetMonitors(url: string): Promise<void> {
+async function forgetWork(url: string): Promise<void> {
   const database = connectPostgres(url, { max: 1 });
+  const benchKeys = sql`(SELECT id FROM api_keys WHERE name = ${UNLIMITED.name})`;
   try {
-    await database.rows(
-      sql`DELETE FROM monitors WHERE key_id IN (SELECT id FROM api_keys WHERE name = ${UNLIMITED.name})`,
-    );
+    await database.rows(sql`DELETE FROM monitors WHERE key_id IN ${benchKeys}`);
+    await database.rows(sql`DELETE FROM batches WHERE key_id IN ${benchKeys}`);
+    await database.rows(sql`DELETE FROM work_due WHERE key_id IN ${benchKeys}`);
   } finally {
     await database.close();
   }

@@ -12,6 +12,11 @@
  * Run with `npm run bench:vat`.
  */
 import { startViesFake, type ViesFake } from "../test/fakes/vies.ts";
+import {
+  type BenchPrefix,
+  createVatNumberSource,
+  type VatNumberSource,
+} from "../test/support/synthetic-vat-numbers.ts";
 import { percentile } from "../test/support/traffic.ts";
 import { IBAN_WORKLOAD, measureBare } from "./http.ts";
 import { type Deployment, forEachDeployment, KEY_COUNT } from "./service.ts";
@@ -24,7 +29,6 @@ import {
   throughputTable,
   type Workload,
 } from "./support.ts";
-import { type BenchPrefix, createVatNumberSource, type VatNumberSource } from "./vat-numbers.ts";
 
 const CACHED_NUMBERS = 300;
 const VIES_LATENCY_MS = 300;

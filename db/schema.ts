@@ -246,6 +246,12 @@ export const batchItems = pgTable(
     index: integer("idx").notNull(),
     reference: text("reference"),
     vat: text("vat"),
+    /**
+     * The prefix of `vat` as the format check reads it (`EL` for `gr…`), whose authority's slots
+     * the item will wait for; null without a VAT number or with one the format check refuses.
+     * Claims hold back the items of a member state at a worker's cap for it.
+     */
+    vatPrefix: text("vat_prefix"),
     iban: text("iban"),
     /** The details to match against the VAT number's record (`match` of the item), or null. */
     match: jsonb("match"),
@@ -391,8 +397,11 @@ export const monitors = pgTable(
     uniqueIndex("monitors_key_vat_idx").on(table.keyId, table.vatNumber),
     index("monitors_key_seq_idx").on(table.keyId, table.seq),
     index("monitors_key_status_seq_idx").on(table.keyId, table.status, table.seq),
-    // Workers find due checks here, never by scanning the monitors.
-    index("monitors_next_check_idx").on(table.nextCheckAt).where(sql`${table.nextCheckAt} IS NOT NULL`),
+    // Workers find a key's due checks here, earliest first, never by scanning its monitors
+    // (which keys have any due is in `work_due`).
+    index("monitors_key_next_check_idx")
+      .on(table.keyId, table.nextCheckAt)
+      .where(sql`${table.nextCheckAt} IS NOT NULL`),
   ],
 );
 

@@ -234,6 +234,9 @@ export function createServices(
     leaseMs: config.BATCH_LEASE_SECONDS * 1000,
     soleWorker: database.kind === "pglite",
   };
+  // Twice a member state's slots: when a call ends, the next item of the state is already
+  // waiting for its slot; no more, so a hanging state holds no more of a worker's slots.
+  const perStateMax = 2 * config.VIES_MAX_CONCURRENT_PER_STATE;
   const accounts = accountsOf(keys, plans, clock, config.KEY_CACHE_TTL_MS);
   const processor = createBatchProcessor({
     ...worker,
@@ -242,6 +245,7 @@ export function createServices(
     meter,
     account: accounts,
     concurrency: config.BATCH_CONCURRENCY,
+    perStateMax,
     retryWindowSeconds: config.BATCH_RETRY_WINDOW_SECONDS,
     onFinished: (status, count) => metrics.batchItems.inc({ status }, count),
   });
@@ -252,6 +256,7 @@ export function createServices(
     clock,
     account: accounts,
     concurrency: config.MONITOR_CONCURRENCY,
+    perStateMax,
     retryWindowSeconds: config.BATCH_RETRY_WINDOW_SECONDS,
     onChecked: (outcome) => metrics.monitorChecks.inc({ outcome }),
   });

@@ -16,20 +16,29 @@ import type { Database } from "../kernel/db.ts";
  * such a change leaves the lowered time alone. Work that becomes due later (a lease renewed)
  * only costs a visit that finds nothing.
  */
-export type DueQueue = {
-  /** The queue's name in `work_due`. */
-  name: string;
-  /** The earliest `next_attempt_at` of a unit's pending work (null when it has none), for `unit`. */
-  earliest: (unit: SQL) => SQL;
+export type DueQueue = QueueUnits & {
   /** How much of a unit's work is due and free to claim, counted up to `cap` (an integer). */
   due: (unit: SQL, cap: number) => SQL;
+  /**
+   * The time by which work is due: the database's clock unless the queue's work is scheduled
+   * on the service's (monitors).
+   */
+  now?: SQL;
+};
+
+/** A queue's units as marks and settles see them. */
+export type QueueUnits = {
+  /** The queue's name in `work_due`. */
+  name: string;
+  /** The earliest time a unit's pending work is due (null when it has none), for `unit`. */
+  earliest: (unit: SQL) => SQL;
 };
 
 /**
  * The statement that lowers a unit's due time to `at` (or creates the unit): to run on its own
  * or as a step of the statement that makes the work due (`WITH due AS (…) UPDATE …`).
  */
-export function markDue(queue: DueQueue, unit: string, keyId: string, at: SQL): SQL {
+export function markDue(queue: QueueUnits, unit: string, keyId: string, at: SQL): SQL {
   return sql`
     INSERT INTO work_due (queue, unit, key_id, due_at) VALUES (${queue.name}, ${unit}, ${keyId}, ${at})
     ON CONFLICT (queue, unit) DO UPDATE
@@ -52,7 +61,7 @@ export async function dueUnits(
     SELECT unit, key_id, ${queue.due(sql`unit`, limit)} AS due FROM (
       SELECT unit, key_id FROM (
         SELECT DISTINCT ON (key_id) unit, key_id FROM work_due
-        WHERE queue = ${queue.name} AND due_at <= now()
+        WHERE queue = ${queue.name} AND due_at <= ${queue.now ?? sql`now()`}
         ORDER BY key_id, due_at, unit) AS first_due
       ORDER BY key_id <= ${afterKey}, key_id
       LIMIT ${limit}) AS chosen`);
@@ -64,7 +73,7 @@ export async function dueUnits(
  * (for units a claim found with less due than it asked for), in one statement. A unit marked
  * meanwhile is left as the mark set it: its work may have changed after this statement read it.
  */
-export async function settleUnits(database: Database, queue: DueQueue, units: string[]): Promise<void> {
+export async function settleUnits(database: Database, queue: QueueUnits, units: string[]): Promise<void> {
   if (units.length === 0) return;
   await database.rows(sql`
     WITH seen AS (
@@ -81,7 +90,7 @@ export async function settleUnits(database: Database, queue: DueQueue, units: st
 }
 
 /** Makes every unit of the queue due now (a sole worker starting over what a crash left). */
-export async function allDue(database: Database, queue: DueQueue): Promise<void> {
+export async function allDue(database: Database, queue: QueueUnits): Promise<void> {
   await database.rows(
     sql`UPDATE work_due SET due_at = now(), marks = marks + 1 WHERE queue = ${queue.name} AND due_at > now()`,
   );

@@ -14,6 +14,8 @@
 export class FairShare {
   private readonly held = new Map<string, number>();
   private readonly targets = new Map<string, number>();
+  /** Per target and key (`[target, key]` as JSON), the slots that key's work for it holds. */
+  private readonly targetKeys = new Map<string, number>();
   private inUse = 0;
   private readonly reserve: number;
 
@@ -43,6 +45,14 @@ export class FairShare {
   /** The targets held, each with how many more slots work for it may take now (0 at its cap). */
   targetRoom(): Map<string, number> {
     return new Map(Array.from(this.targets, ([target, count]) => [target, this.perTargetMax - count]));
+  }
+
+  /** Per target held, the slots each key's work for it holds: its room goes first to those holding least. */
+  targetHoldings(): { target: string; key: string; held: number }[] {
+    return Array.from(this.targetKeys, ([pair, held]) => {
+      const [target, key] = JSON.parse(pair) as [string, string];
+      return { target, key, held };
+    });
   }
 
   /** A key's fair part while `keys` keys have work: what each would hold if one more came. */
@@ -90,7 +100,9 @@ export class FairShare {
   /** Takes a slot for `key`'s work (for `target`, when named); the function returned gives it back (once). */
   take(key: string, target?: string): () => void {
     count(this.held, key, 1);
+    const pair = target === undefined ? null : JSON.stringify([target, key]);
     if (target !== undefined) count(this.targets, target, 1);
+    if (pair !== null) count(this.targetKeys, pair, 1);
     this.inUse += 1;
     let given = false;
     return () => {
@@ -99,6 +111,7 @@ export class FairShare {
       this.inUse -= 1;
       count(this.held, key, -1);
       if (target !== undefined) count(this.targets, target, -1);
+      if (pair !== null) count(this.targetKeys, pair, -1);
     };
   }
 }

@@ -38,6 +38,12 @@ export type BatchProcessorOptions = {
   log: Logger;
   /** Items worked on at the same time by this instance, shared fairly among the keys with work. */
   concurrency: number;
+  /**
+   * Items of one member state (VAT prefix) worked on at the same time by this instance,
+   * whichever keys they are of: those beyond wait unclaimed, so the items of a slow or hanging
+   * state cannot hold the slots that other states' items could use.
+   */
+  perStateMax: number;
   /** How often batches with due items are looked for while there is nothing to do. */
   pollMs: number;
   /** How long an item whose member state fails is retried, from its first failure. */
@@ -102,7 +108,7 @@ export function createBatchProcessor(options: BatchProcessorOptions) {
   /** The key the last claim ended with: the next starts after it. */
   let lastKey = "";
   let started = false;
-  const slots = new FairShare(options.concurrency);
+  const slots = new FairShare(options.concurrency, Number.POSITIVE_INFINITY, options.perStateMax);
   /** The items under way, by the work on each. */
   const working = new Map<Promise<void>, ClaimedItem>();
   /** The claims with items still worked on: the leases to renew, or to give up at stop. */
@@ -155,7 +161,8 @@ export function createBatchProcessor(options: BatchProcessorOptions) {
       record: null,
     });
 
-  const work = async (item: ClaimedItem): Promise<void> => {
+  /** `untarget`: the item will not wait for its member state (answered from the cache, or refused). */
+  const work = async (item: ClaimedItem, untarget: () => void): Promise<void> => {
     const account = await options.account(item.keyId);
     if (!account)
       return void (await fail(item, null, componentError("forbidden", "the API key has been revoked")));
@@ -164,6 +171,7 @@ export function createBatchProcessor(options: BatchProcessorOptions) {
     if (first?.vat === null) return void (await fail(item, null, first.error));
     const iban: IbanResult | null = item.iban === null ? null : options.iban.validate(item.iban);
     const plan = item.vat === null || first !== null ? null : await options.vat.plan(item.vat, item.match);
+    if (plan?.kind !== "upstream") untarget();
     const ibanBillable = iban !== null && ibanIsBillable(iban);
     let reservation: Reservation | null = null;
     // A fresh copy the item went past only for the member state's match codes: its answer
@@ -233,8 +241,15 @@ export function createBatchProcessor(options: BatchProcessorOptions) {
   };
 
   const start = (item: ClaimedItem) => {
-    const release = slots.take(item.keyId);
-    const running = work(item)
+    let release = slots.take(item.keyId, item.prefix ?? undefined);
+    // A cache hit keeps its slot but gives its member state's room to the next item of it at once.
+    const untarget = () => {
+      const plain = slots.take(item.keyId);
+      release();
+      release = plain;
+      poller.wake();
+    };
+    const running = work(item, untarget)
       .catch((error: unknown) => {
         // Its lease is no longer renewed: it runs out and another attempt picks the item up.
         log.error("batch_item_failed", { batch: item.batchId, index: item.index, ...describeFailure(error) });
@@ -256,7 +271,8 @@ export function createBatchProcessor(options: BatchProcessorOptions) {
         started = true;
       }
       if (slots.free <= 0) return false;
-      const due = await dueBatches(database, lastKey, slots.free);
+      const window = slots.free;
+      const due = await dueBatches(database, lastKey, window, slots);
       if (due.length === 0) return false;
       lastKey = due.at(-1)?.keyId ?? "";
       const allowed = slots.allowances(due.map((batch) => ({ key: batch.keyId, wants: batch.due })));
@@ -268,6 +284,7 @@ export function createBatchProcessor(options: BatchProcessorOptions) {
         }),
         leaseMs,
         due.filter((batch) => batch.due === 0).map(({ id }) => id),
+        { slots, window },
       );
       for (const item of items) start(item);
       return items.length > 0 && slots.free > 0;

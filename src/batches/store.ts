@@ -5,6 +5,7 @@ import { markDue } from "../background/due-units.ts";
 import type { IbanResult } from "../iban/schema.ts";
 import { type Database, jsonb, nextTurn, type Rows } from "../kernel/db.ts";
 import type { ApiErrorBody } from "../kernel/errors.ts";
+import { checkVatFormat } from "../vat/format/check-vat-format.ts";
 import type { VatResult } from "../vat/schema.ts";
 import { BATCH_ITEMS } from "./due.ts";
 import { repeatsOf } from "./repeats.ts";
@@ -115,24 +116,35 @@ export async function createBatch(
     const repeats = repeatsOf(input.items);
     for (let start = 0; start < input.items.length; start += ROWS_PER_STATEMENT) {
       await nextTurn();
-      const chunk = input.items.slice(start, start + ROWS_PER_STATEMENT).map((item, offset) => ({
-        idx: start + offset,
-        vat: item.vat ?? null,
-        iban: item.iban ?? null,
-        match: item.match ?? null,
-        reference: item.reference ?? null,
-        repeat_of: repeats[start + offset] ?? null,
-      }));
+      const chunk = input.items.slice(start, start + ROWS_PER_STATEMENT).map((item, offset) => {
+        const repeatOf = repeats[start + offset] ?? null;
+        return {
+          idx: start + offset,
+          vat: item.vat ?? null,
+          // A repeat never asks its authority: no member state's cap holds it back.
+          vat_prefix: item.vat === undefined || repeatOf !== null ? null : vatPrefixOf(item.vat),
+          iban: item.iban ?? null,
+          match: item.match ?? null,
+          reference: item.reference ?? null,
+          repeat_of: repeatOf,
+        };
+      });
       // A repeat is not due until its first item is finished (`recordFinished` makes it due).
       await rows(sql`
-        INSERT INTO batch_items (batch_id, idx, vat, iban, match, reference, repeat_of, next_attempt_at)
-        SELECT ${id}, d.idx, d.vat, d.iban, d.match, d.reference, d.repeat_of,
+        INSERT INTO batch_items (batch_id, idx, vat, vat_prefix, iban, match, reference, repeat_of, next_attempt_at)
+        SELECT ${id}, d.idx, d.vat, d.vat_prefix, d.iban, d.match, d.reference, d.repeat_of,
           CASE WHEN d.repeat_of IS NULL THEN now() ELSE 'infinity' END
         FROM jsonb_to_recordset(${jsonb(chunk)}::jsonb)
-          AS d(idx int, vat text, iban text, match jsonb, reference text, repeat_of int)`);
+          AS d(idx int, vat text, vat_prefix text, iban text, match jsonb, reference text, repeat_of int)`);
     }
     return (await findBatch(rows, input.keyId, id)) as Batch;
   });
+}
+
+/** The prefix a VAT number is asked with (its authority's slots), null when the format check refuses it. */
+function vatPrefixOf(vat: string): string | null {
+  const format = checkVatFormat(vat);
+  return format.ok ? format.prefix : null;
 }
 
 /** A key's batch; null for another key's or an unknown id. */

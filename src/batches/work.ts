@@ -1,12 +1,14 @@
 import { randomBytes } from "node:crypto";
 import { sql } from "drizzle-orm";
 import { allDue, dueUnits, markDue, settleUnits } from "../background/due-units.ts";
+import { FairShare } from "../background/fair-share.ts";
+import { pickWithinCap } from "../background/target-cap.ts";
 import type { IbanResult } from "../iban/schema.ts";
 import { type Database, jsonb, type Rows } from "../kernel/db.ts";
 import type { ApiErrorBody } from "../kernel/errors.ts";
 import type { MatchRequest } from "../matching/schema.ts";
 import type { VatResult } from "../vat/schema.ts";
-import { BATCH_ITEMS } from "./due.ts";
+import { BATCH_ITEMS, claimableItems, dueItems } from "./due.ts";
 import type { Batch } from "./schema.ts";
 import { findBatch, storedVatResult } from "./store.ts";
 
@@ -25,6 +27,8 @@ export type ClaimedItem = {
   index: number;
   keyId: string;
   vat: string | null;
+  /** The member state (VAT prefix) whose authority the item may wait for; null when none. */
+  prefix: string | null;
   iban: string | null;
   /** The details to match against the VAT number's record, or null. */
   match: MatchRequest | null;
@@ -62,17 +66,21 @@ export async function prepareClaims(database: Database, soleWorker: boolean): Pr
   await allDue(database, BATCH_ITEMS);
 }
 
+/** The slots of a claim that holds no member state back (for callers outside a worker). */
+const ANY_TARGET = new FairShare(1);
+
 /**
  * The batches with items due, one per key (its earliest due), the keys in turn from after
- * `afterKey`, with how many items each has due (up to `limit`); batches whose items all wait
- * are not looked at.
+ * `afterKey`, with how many of their first `limit` items due a worker holding `slots`
+ * could take (none of a member state at its cap); batches whose items all wait are not looked at.
  */
 export async function dueBatches(
   database: Database,
   afterKey: string,
   limit: number,
+  slots: FairShare = ANY_TARGET,
 ): Promise<{ id: string; keyId: string; due: number }[]> {
-  return (await dueUnits(database, BATCH_ITEMS, afterKey, limit)).map(({ unit, keyId, due }) => ({
+  return (await dueUnits(database, claimableItems(slots), afterKey, limit)).map(({ unit, keyId, due }) => ({
     id: unit,
     keyId,
     due,
@@ -82,15 +90,19 @@ export async function dueBatches(
 /**
  * Leases, of each wanted batch, up to `take` of its due items (earliest due first, then in
  * input order) for `leaseMs` under a new token, in one statement; items leased by another claim
- * are skipped, not waited for. A leased item is next due when its lease runs out. Batches that
- * had fewer due items than wanted, and the `idle` ones (found due with nothing to claim), are
- * settled (their next due time is their earliest item's); those that were queued become running.
+ * are skipped, not waited for. With `within`, of the first `window` items due in each batch,
+ * those of a member state are taken only up to the room `slots` has left for it, the keys
+ * holding least of it first: the others wait, unclaimed, for the state's items in flight to finish. A leased
+ * item is next due when its lease runs out. Batches that had fewer due items than wanted, and
+ * the `idle` ones (found due with nothing to claim), are settled (their next due time is their
+ * earliest item's); those that were queued become running.
  */
 export async function claimItems(
   database: Database,
   wanted: { id: string; keyId: string; take: number }[],
   leaseMs: number,
   idle: string[] = [],
+  within: { slots: FairShare; window: number } = { slots: ANY_TARGET, window: 0 },
 ): Promise<ClaimedItem[]> {
   if (wanted.length === 0) {
     await settleUnits(database, BATCH_ITEMS, idle);
@@ -101,6 +113,7 @@ export async function claimItems(
     batch_id: string;
     idx: number;
     vat: string | null;
+    vat_prefix: string | null;
     iban: string | null;
     match: string | null;
     first_vat: string | null;
@@ -110,24 +123,24 @@ export async function claimItems(
     now_ms: number;
   }>(sql`
     WITH wanted AS (
-      SELECT * FROM jsonb_to_recordset(${JSON.stringify(wanted.map(({ id, take }) => ({ id, take })))}::jsonb)
-        AS w(id text, take int)
+      SELECT * FROM jsonb_to_recordset(${JSON.stringify(wanted.map(({ id, keyId, take }) => ({ id, key: keyId, take })))}::jsonb)
+        AS w(id text, key text, take int)
+    ), candidates AS (
+      SELECT d.batch_id AS unit, w.key, d.idx::text AS item, d.vat_prefix AS target,
+        row_number() OVER (PARTITION BY d.batch_id ORDER BY d.next_attempt_at, d.idx) AS pos
+      FROM wanted w CROSS JOIN LATERAL (
+        ${dueItems(sql`GREATEST(w.take, ${within.window})`, sql`w.id`)} FOR UPDATE SKIP LOCKED) d
     ), picked AS (
-      SELECT p.batch_id, p.idx, p.repeat_of FROM wanted w CROSS JOIN LATERAL (
-        SELECT batch_id, idx, repeat_of FROM batch_items
-        WHERE batch_id = w.id AND status = 'pending' AND next_attempt_at <= now()
-          AND (lease_until IS NULL OR lease_until < now())
-        ORDER BY next_attempt_at, idx
-        LIMIT w.take
-        FOR UPDATE SKIP LOCKED) p
+      ${pickWithinCap(sql`SELECT * FROM candidates`, sql`SELECT id AS unit, take FROM wanted`, within.slots)}
     )
     UPDATE batch_items i SET lease_token = ${token},
       lease_until = now() + ${leaseMs} * interval '1 millisecond',
       next_attempt_at = now() + ${leaseMs} * interval '1 millisecond', attempts = i.attempts + 1
-    FROM picked p LEFT JOIN batch_items f ON f.batch_id = p.batch_id AND f.idx = p.repeat_of
-    WHERE i.batch_id = p.batch_id AND i.idx = p.idx
-    RETURNING i.batch_id, i.idx, i.vat, i.iban, i.match::text AS match, f.vat_result::text AS first_vat,
-      f.error::text AS first_error, i.attempts,
+    FROM picked p WHERE i.batch_id = p.unit AND i.idx = p.item::int
+    RETURNING i.batch_id, i.idx, i.vat, i.vat_prefix, i.iban, i.match::text AS match,
+      (SELECT f.vat_result::text FROM batch_items f WHERE f.batch_id = i.batch_id AND f.idx = i.repeat_of) AS first_vat,
+      (SELECT f.error::text FROM batch_items f WHERE f.batch_id = i.batch_id AND f.idx = i.repeat_of) AS first_error,
+      i.attempts,
       (extract(epoch FROM i.retry_until) * 1000)::float8 AS retry_until_ms,
       (extract(epoch FROM now()) * 1000)::float8 AS now_ms`);
   const claimed = new Map<string, number>();
@@ -149,6 +162,7 @@ export async function claimItems(
       index: row.idx,
       keyId: keyOf.get(row.batch_id) as string,
       vat: row.vat,
+      prefix: row.vat_prefix,
       iban: row.iban,
       match: row.match === null ? null : (JSON.parse(row.match) as MatchRequest),
       first: firstAnswerOf(row.first_vat, row.first_error),

@@ -1,5 +1,6 @@
 import type { Account } from "../accounts/authenticator.ts";
 import type { Meter, Reservation } from "../accounts/meter.ts";
+import { FairShare } from "../background/fair-share.ts";
 import { createPoller } from "../background/poller.ts";
 import { Batcher } from "../kernel/batcher.ts";
 import type { Clock } from "../kernel/clock.ts";
@@ -17,9 +18,11 @@ import {
   type CheckWrite,
   type ClaimedCheck,
   claimChecks,
+  dueKeys,
   type HeldMonitor,
   keepClaimed,
   postponeCheck,
+  prepareChecks,
   recordChecks,
   releaseLeases,
   renewLeases,
@@ -34,8 +37,10 @@ export type MonitorCheckerOptions = {
   account(keyId: string): Promise<Account | null>;
   clock: Clock;
   log: Logger;
-  /** Checks worked on at the same time by this instance. */
+  /** Checks worked on at the same time by this instance, shared fairly among the keys with checks due. */
   concurrency: number;
+  /** Checks of one member state (VAT prefix) worked on at the same time by this instance; those beyond wait unclaimed. */
+  perStateMax: number;
   /** How often due checks are looked for while there is nothing to do. */
   pollMs: number;
   /** How long a claim holds a check; renewed while it is worked on. */
@@ -65,7 +70,9 @@ type Answered = {
 };
 
 /**
- * Checks the watched numbers that are due: claims them from the database (earliest first),
+ * Checks the watched numbers that are due: claims them from the database as slots free (the
+ * keys with checks due in turn, each within its fair share of the slots, each key's earliest
+ * first; checks of a member state beyond `perStateMax` in flight wait unclaimed),
  * asks the VAT service about each as /validate would — the same cache, coalescing and
  * per-state slots, behind every interactive request and batch item for a slot — and finishes
  * each with its billing (`Meter.complete`, a unit when the authority answered fresh), its
@@ -77,6 +84,9 @@ export function createMonitorChecker(options: MonitorCheckerOptions) {
   const { database, meter, log, clock, leaseMs } = options;
   const random = options.random ?? Math.random;
   let started = false;
+  /** The key the last claim ended with: the next starts after it. */
+  let lastKey = "";
+  const slots = new FairShare(options.concurrency, Number.POSITIVE_INFINITY, options.perStateMax);
   /** The checks under way, by the work on each. */
   const working = new Map<Promise<void>, ClaimedCheck>();
   const heldTokens = () => [...new Set(Array.from(working.values(), (check) => check.token))];
@@ -167,7 +177,8 @@ export function createMonitorChecker(options: MonitorCheckerOptions) {
     options.onChecked?.(stood ? "answered" : "dropped");
   };
 
-  const work = async (check: ClaimedCheck): Promise<void> => {
+  /** `untarget`: the check will not wait for its member state (answered from the cache). */
+  const work = async (check: ClaimedCheck, untarget: () => void): Promise<void> => {
     const account = await options.account(check.keyId);
     if (!account) {
       await unschedule(database, check);
@@ -176,6 +187,7 @@ export function createMonitorChecker(options: MonitorCheckerOptions) {
     }
     const plan = await options.vat.plan(check.vatNumber, check.match);
     if (plan.kind === "answered") {
+      untarget();
       // A cache hit is an answer, free; anything else answered here (the UK check turned off
       // since the monitor was made) is waited out like an outage.
       if (plan.result.valid === null) return outage(check);
@@ -206,12 +218,21 @@ export function createMonitorChecker(options: MonitorCheckerOptions) {
   };
 
   const start = (check: ClaimedCheck) => {
-    const running = work(check)
+    let release = slots.take(check.keyId, check.prefix);
+    // A cache hit keeps its slot but gives its member state's room to the next check of it at once.
+    const untarget = () => {
+      const plain = slots.take(check.keyId);
+      release();
+      release = plain;
+      poller.wake();
+    };
+    const running = work(check, untarget)
       .catch((error: unknown) => {
         // Its lease is no longer renewed: it runs out and another attempt picks the check up.
         log.error("monitor_check_failed", { monitor: check.monitorId, ...describeFailure(error) });
       })
       .finally(() => {
+        release();
         working.delete(running);
         poller.wake();
       });
@@ -223,14 +244,29 @@ export function createMonitorChecker(options: MonitorCheckerOptions) {
     onError: (error) => log.error("monitor_claim_failed", describeFailure(error)),
     async tick() {
       if (!started) {
-        if (options.soleWorker) await releaseLeases(database, null);
+        await prepareChecks(database, options.soleWorker);
         started = true;
       }
-      const free = options.concurrency - working.size;
-      if (free <= 0) return false;
-      const checks = await claimChecks(database, clock.now(), free, leaseMs);
+      if (slots.free <= 0) return false;
+      const nowMs = clock.now();
+      const window = slots.free;
+      const due = await dueKeys(database, nowMs, lastKey, window, slots);
+      if (due.length === 0) return false;
+      lastKey = due.at(-1)?.keyId ?? "";
+      const allowed = slots.allowances(due.map(({ keyId, due }) => ({ key: keyId, wants: due })));
+      const checks = await claimChecks(
+        database,
+        nowMs,
+        due.flatMap(({ keyId }) => {
+          const take = allowed.get(keyId) ?? 0;
+          return take > 0 ? [{ keyId, take }] : [];
+        }),
+        leaseMs,
+        due.filter((key) => key.due === 0).map(({ keyId }) => keyId),
+        { slots, window },
+      );
       for (const check of checks) start(check);
-      return checks.length === free;
+      return checks.length > 0 && slots.free > 0;
     },
   });
 

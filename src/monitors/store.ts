@@ -4,6 +4,7 @@ import { iso, webhookStateOf } from "../batches/store.ts";
 import { type Database, jsonb, nextTurn, type Rows } from "../kernel/db.ts";
 import { ApiError } from "../kernel/errors.ts";
 import type { VatResult } from "../vat/schema.ts";
+import { markChecksDue } from "./due.ts";
 import type { MonitorInput } from "./input.ts";
 import type { Monitor, MonitorStatus, MonitorUpdate } from "./schema.ts";
 
@@ -123,6 +124,7 @@ export async function createMonitors(
         RETURNING vat_number`);
       for (const row of inserted) created.add(row.vat_number);
     }
+    if (created.size > 0) await rows(markChecksDue(keyId, at(nowMs)));
     const total = (watched?.count ?? 0) + created.size;
     if (total > input.limit.monitors) {
       throw new ApiError(
@@ -186,7 +188,8 @@ export async function updateMonitor(
   const status = update.status ?? null;
   const due = sql`CASE WHEN ${interval}::int IS NULL OR last_checked_at IS NULL THEN due_at
     ELSE due_at + (${interval}::int - interval_days) * interval '1 day' END`;
-  const changed = await database.rows<{ id: string }>(sql`
+  const changed = await database.transaction(async (rows) => {
+    const updated = await rows<{ next_check_at: string | null }>(sql`
     UPDATE monitors SET
       interval_days = COALESCE(${interval}::int, interval_days),
       due_at = ${due},
@@ -201,7 +204,10 @@ export async function updateMonitor(
       reference = CASE WHEN ${update.reference !== undefined} THEN ${update.reference ?? null} ELSE reference END,
       webhook_url = CASE WHEN ${update.webhook_url !== undefined} THEN ${update.webhook_url ?? null} ELSE webhook_url END
     WHERE id = ${id} AND key_id = ${keyId}
-    RETURNING id`);
+    RETURNING next_check_at::text`);
+    await markScheduled(rows, keyId, updated);
+    return updated;
+  });
   return changed.length === 0 ? null : findMonitor(database.rows, keyId, id);
 }
 
@@ -224,8 +230,18 @@ export async function requestCheck(
   id: string,
   nowMs: number,
 ): Promise<Monitor | null> {
-  const changed = await database.rows<{ id: string }>(sql`
-    UPDATE monitors SET next_check_at = LEAST(COALESCE(next_check_at, ${at(nowMs)}), ${at(nowMs)})
-    WHERE id = ${id} AND key_id = ${keyId} RETURNING id`);
+  const changed = await database.transaction(async (rows) => {
+    const updated = await rows<{ next_check_at: string | null }>(sql`
+      UPDATE monitors SET next_check_at = LEAST(COALESCE(next_check_at, ${at(nowMs)}), ${at(nowMs)})
+      WHERE id = ${id} AND key_id = ${keyId} RETURNING next_check_at::text`);
+    await markScheduled(rows, keyId, updated);
+    return updated;
+  });
   return changed.length === 0 ? null : findMonitor(database.rows, keyId, id);
+}
+
+/** Marks a key's checks due by the check a change has just scheduled, if it did (it may be sooner). */
+async function markScheduled(rows: Rows, keyId: string, changed: { next_check_at: string | null }[]) {
+  const [monitor] = changed;
+  if (monitor?.next_check_at) await rows(markChecksDue(keyId, sql`${monitor.next_check_at}::timestamptz`));
 }

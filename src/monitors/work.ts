@@ -1,8 +1,12 @@
 import { randomBytes } from "node:crypto";
 import { sql } from "drizzle-orm";
+import { dueUnits, settleUnits } from "../background/due-units.ts";
+import type { FairShare } from "../background/fair-share.ts";
+import { pickWithinCap } from "../background/target-cap.ts";
 import { type Database, jsonb, type Rows } from "../kernel/db.ts";
 import type { MatchRequest } from "../matching/schema.ts";
 import type { VatResult } from "../vat/schema.ts";
+import { claimableChecks, dueChecks, MONITOR_CHECKS } from "./due.ts";
 import { at } from "./store.ts";
 
 /**
@@ -14,8 +18,10 @@ import { at } from "./store.ts";
  * lease ran out and was claimed again — by another instance or by this one — or whose
  * monitor was deleted meanwhile, is finished, billed and compared once.
  *
- * Due checks are found through the partial index on `next_check_at`, earliest first: a worker
- * reads the monitors that are due, never all of them.
+ * Keys with checks due are found in `work_due` (`src/monitors/due.ts`), their due checks through
+ * the partial index on (`key_id`, `next_check_at`), earliest first: a worker reads the monitors
+ * that are due, never all of them, and takes the keys in turn, each within its fair share of
+ * the worker's slots, so one key's many or slow checks do not hold up another's.
  */
 
 /** A check a worker holds. */
@@ -23,6 +29,8 @@ export type ClaimedCheck = {
   monitorId: string;
   keyId: string;
   vatNumber: string;
+  /** Its member state (VAT prefix), whose authority the check waits for. */
+  prefix: string;
   match: MatchRequest | null;
   /** Attempts of this round that met an outage so far, and when the first did (service clock). */
   attempts: number;
@@ -31,15 +39,56 @@ export type ClaimedCheck = {
 };
 
 /**
- * Leases up to `limit` of the monitors due at `nowMs` (the service's clock), earliest first,
- * for `leaseMs`; those leased by another claim are skipped, not waited for.
+ * Prepares this instance's claims: every key with scheduled checks has its row in `work_due`
+ * (keys from before it existed get theirs here), and the sole worker of an embedded database
+ * drops the leases a crash left.
+ */
+export async function prepareChecks(database: Database, soleWorker: boolean): Promise<void> {
+  await database.rows(sql`
+    INSERT INTO work_due (queue, unit, key_id, due_at)
+    SELECT ${MONITOR_CHECKS.name}, key_id, key_id, min(next_check_at) FROM monitors
+    WHERE next_check_at IS NOT NULL GROUP BY key_id
+    ON CONFLICT (queue, unit) DO NOTHING`);
+  if (soleWorker) await releaseLeases(database, null);
+}
+
+/**
+ * The keys with checks due at `nowMs`, in turn from after `afterKey`, with how many of their
+ * first `limit` checks due a worker holding `slots` could take (none of a member state
+ * at its cap); keys whose checks all wait are not looked at.
+ */
+export async function dueKeys(
+  database: Database,
+  nowMs: number,
+  afterKey: string,
+  limit: number,
+  slots: FairShare,
+): Promise<{ keyId: string; due: number }[]> {
+  return (await dueUnits(database, claimableChecks(slots, nowMs), afterKey, limit)).map(({ keyId, due }) => ({
+    keyId,
+    due,
+  }));
+}
+
+/**
+ * Leases, of each wanted key, up to `take` of its checks due at `nowMs` (the service's clock),
+ * earliest first, for `leaseMs`, in one statement; those leased by another claim are skipped,
+ * not waited for. Of the first `window` checks due of each key, those of a member state are
+ * taken only up to the room `slots` has left for it, the keys holding least of it first; the others wait,
+ * unclaimed. Keys that had fewer due than wanted, and the `idle` ones, are settled.
  */
 export async function claimChecks(
   database: Database,
   nowMs: number,
-  limit: number,
+  wanted: { keyId: string; take: number }[],
   leaseMs: number,
+  idle: string[],
+  within: { slots: FairShare; window: number },
 ): Promise<ClaimedCheck[]> {
+  if (wanted.length === 0) {
+    await settleUnits(database, MONITOR_CHECKS, idle);
+    return [];
+  }
   const token = `m_${randomBytes(9).toString("hex")}`;
   const rows = await database.rows<{
     id: string;
@@ -49,22 +98,33 @@ export async function claimChecks(
     attempts: number;
     retry_since_ms: number | null;
   }>(sql`
-    WITH picked AS (
-      SELECT id FROM monitors
-      WHERE next_check_at <= ${at(nowMs)} AND (lease_until IS NULL OR lease_until < now())
-      ORDER BY next_check_at
-      LIMIT ${limit}
-      FOR UPDATE SKIP LOCKED
+    WITH wanted AS (
+      SELECT * FROM jsonb_to_recordset(${JSON.stringify(wanted.map(({ keyId, take }) => ({ key: keyId, take })))}::jsonb)
+        AS w(key text, take int)
+    ), candidates AS (
+      SELECT d.key_id AS unit, d.key_id AS key, d.id AS item, d.target,
+        row_number() OVER (PARTITION BY d.key_id ORDER BY d.next_check_at, d.id) AS pos
+      FROM wanted w CROSS JOIN LATERAL (
+        ${dueChecks(sql`GREATEST(w.take, ${within.window})`, sql`w.key`, nowMs)} FOR UPDATE SKIP LOCKED) d
+    ), picked AS (
+      ${pickWithinCap(sql`SELECT * FROM candidates`, sql`SELECT key AS unit, take FROM wanted`, within.slots)}
     )
     UPDATE monitors m SET lease_token = ${token},
       lease_until = now() + ${leaseMs} * interval '1 millisecond'
-    FROM picked WHERE m.id = picked.id
+    FROM picked WHERE m.id = picked.item
     RETURNING m.id, m.key_id, m.vat_number, m.match::text AS match, m.attempts,
       (extract(epoch FROM m.retry_since) * 1000)::float8 AS retry_since_ms`);
+  const claimed = new Map<string, number>();
+  for (const row of rows) claimed.set(row.key_id, (claimed.get(row.key_id) ?? 0) + 1);
+  await settleUnits(database, MONITOR_CHECKS, [
+    ...idle,
+    ...wanted.filter(({ keyId, take }) => (claimed.get(keyId) ?? 0) < take).map(({ keyId }) => keyId),
+  ]);
   return rows.map((row) => ({
     monitorId: row.id,
     keyId: row.key_id,
     vatNumber: row.vat_number,
+    prefix: row.vat_number.slice(0, 2),
     match: row.match === null ? null : (JSON.parse(row.match) as MatchRequest),
     attempts: row.attempts,
     retrySinceMs: row.retry_since_ms === null ? null : Number(row.retry_since_ms),

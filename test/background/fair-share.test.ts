@@ -59,10 +59,16 @@ describe("FairShare", () => {
         ["fast.example", 1],
       ]),
     );
-    // The keys' own shares are counted as before.
+    // The keys' own shares are counted as before, and what each holds of each target.
     expect(slots.holding("a")).toBe(2);
+    expect(slots.targetHoldings()).toEqual([
+      { target: "slow.example", key: "a", held: 1 },
+      { target: "slow.example", key: "b", held: 1 },
+      { target: "fast.example", key: "a", held: 1 },
+    ]);
     for (const release of released) release();
     expect(slots.targetRoom()).toEqual(new Map([["fast.example", 1]]));
+    expect(slots.targetHoldings()).toEqual([{ target: "fast.example", key: "a", held: 1 }]);
     expect(slots.free).toBe(15);
   });
 });

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { sql } from "drizzle-orm";
+import { FairShare } from "../../src/background/fair-share.ts";
 import { createBatch } from "../../src/batches/store.ts";
 import {
   claimItems,
@@ -13,6 +14,7 @@ import {
 import type { Database } from "../../src/kernel/db.ts";
 import type { VatResult } from "../../src/vat/schema.ts";
 import { deleteWorkOf, proKey, testKeyStore } from "../support/database.ts";
+import { createVatNumberSource } from "../support/synthetic-vat-numbers.ts";
 import { danishNumbers } from "../support/vat-numbers.ts";
 
 /** The claims of batch items, on the real database: each claim holds its items under a token of its own. */
@@ -154,6 +156,66 @@ describe("due batches", () => {
     const second = await dueBatches(database, k1, 1);
     expect(second[0]?.keyId).not.toBe(k1);
     expect((await dueBatches(database, k2, 10_000)).at(-1)?.keyId).toBe(k2);
+  });
+});
+
+describe("member states at their cap", () => {
+  test("a claim takes of a member state only the room left for it, first to the key holding least of it", async () => {
+    const [a, b] = [await ownKey("state cap a"), await ownKey("state cap b")];
+    const numbers = createVatNumberSource();
+    const batchOf = async (owner: string, vats: string[]) => ({
+      id: (
+        await createBatch(database, {
+          keyId: owner,
+          items: vats.map((vat) => ({ vat })),
+          webhookUrl: null,
+          plan: { id: "pro", limits: { active: 100, itemsPerDay: 100_000 } },
+        })
+      ).id,
+      keyId: owner,
+    });
+    const heavy = await batchOf(a, numbers.take(5, ["DE"]));
+    const light = await batchOf(b, [...numbers.take(2, ["DE"]), ...numbers.take(2, ["FI"])]);
+    // Three DE items at a time; a holds two of them: one more of DE may be taken, and it goes to b.
+    const slots = new FairShare(100, Number.POSITIVE_INFINITY, 3);
+    slots.take(a, "DE");
+    slots.take(a, "DE");
+    const due = (await dueBatches(database, "", 10_000, slots)).filter(
+      ({ keyId }) => keyId === a || keyId === b,
+    );
+    expect(due.map(({ keyId, due }) => [keyId, due]).sort()).toEqual(
+      [
+        [a, 1],
+        [b, 3],
+      ].sort(),
+    );
+    const claimed = await claimItems(
+      database,
+      [
+        { ...heavy, take: 5 },
+        { ...light, take: 5 },
+      ],
+      60_000,
+      [],
+      { slots, window: 10 },
+    );
+    expect(claimed.map((item) => [item.batchId, item.index, item.prefix])).toEqual([
+      [light.id, 0, "DE"],
+      [light.id, 2, "FI"],
+      [light.id, 3, "FI"],
+    ]);
+    // Without a cap, the same claim takes all that is left.
+    const rest = await claimItems(
+      database,
+      [
+        { ...heavy, take: 5 },
+        { ...light, take: 5 },
+      ],
+      60_000,
+    );
+    const indexes = (batch: { id: string }) =>
+      rest.filter((item) => item.batchId === batch.id).map((item) => item.index);
+    expect([indexes(heavy), indexes(light)]).toEqual([[0, 1, 2, 3, 4], [1]]);
   });
 });
 

@@ -1,4 +1,4 @@
-import { checkVatFormat } from "../src/vat/format/check-vat-format.ts";
+import { checkVatFormat } from "../../src/vat/format/check-vat-format.ts";
 
 /** A country's numbers: a payload of `width` digits, then check characters the format check accepts. */
 type Shape = { width: number; checkWidth: number; write: (payload: string, check: string) => string };
@@ -14,6 +14,16 @@ const SHAPES = {
   EE: { width: 8, checkWidth: 1, write: (payload, check) => `EE${payload}${check}` },
   LU: { width: 6, checkWidth: 2, write: (payload, check) => `LU${payload}${check}` },
   SI: { width: 7, checkWidth: 1, write: (payload, check) => `SI${payload}${check}` },
+  AT: { width: 7, checkWidth: 1, write: (payload, check) => `ATU${payload}${check}` },
+  CZ: { width: 7, checkWidth: 1, write: (payload, check) => `CZ${payload}${check}` },
+  FR: { width: 9, checkWidth: 2, write: (payload, check) => `FR${check}${payload}` },
+  PT: { width: 8, checkWidth: 1, write: (payload, check) => `PT${payload}${check}` },
+  SE: { width: 9, checkWidth: 1, write: (payload, check) => `SE${payload}${check}01` },
+  EL: { width: 8, checkWidth: 1, write: (payload, check) => `EL${payload}${check}` },
+  HR: { width: 10, checkWidth: 1, write: (payload, check) => `HR${payload}${check}` },
+  MT: { width: 6, checkWidth: 2, write: (payload, check) => `MT${payload}${check}` },
+  BG: { width: 8, checkWidth: 1, write: (payload, check) => `BG${payload}${check}` },
+  RO: { width: 7, checkWidth: 1, write: (payload, check) => `RO${payload}${check}` },
 } as const satisfies Record<string, Shape>;
 
 export type BenchPrefix = keyof typeof SHAPES;
