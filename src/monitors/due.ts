@@ -19,11 +19,15 @@ export const MONITOR_CHECKS: QueueUnits = {
 /** The statement that makes `keyId`'s checks due by `dueAt` at the latest. */
 export const markChecksDue = (keyId: string, dueAt: SQL) => markDue(MONITOR_CHECKS, keyId, keyId, dueAt);
 
-/** A key's first `cap` checks due at `nowMs` and free to claim, earliest first, with their member states. */
+/**
+ * A key's first `cap` checks due at `nowMs` and free to claim, earliest first, with their member
+ * states. In the index's order only: a list watched in one request has one due time, and a tie
+ * broken by id would sort all of them at every claim.
+ */
 export const dueChecks = (cap: number | SQL, key: SQL, nowMs: number) => sql`
   SELECT id, key_id, left(vat_number, 2) AS target, next_check_at FROM monitors
   WHERE key_id = ${key} AND next_check_at <= ${at(nowMs)} AND (lease_until IS NULL OR lease_until < now())
-  ORDER BY next_check_at, id
+  ORDER BY next_check_at
   LIMIT ${cap}`;
 
 /**
