@@ -82,8 +82,8 @@ describe("one key's batch on a member state that is down", () => {
       SELECT count(*)::int AS n FROM batch_items WHERE batch_id = ${stuck.id} AND lease_token IS NOT NULL`);
 
       // The next case starts without it.
-    expect((await heavy("DELETE", `/batches/${stuck.id}`)).status).toBe(200);
-    harness.vies.clearBehaviour("DE");
+      expect((await heavy("DELETE", `/batches/${stuck.id}`)).status).toBe(200);
+      harness.vies.clearBehaviour("DE");
       harness.vies.setLatency(0);
       const ratio = beside / alone;
       console.log(
