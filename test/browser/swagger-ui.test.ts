@@ -6,6 +6,7 @@ import type { Browser, BrowserContext, Page } from "playwright-core";
 import type { ValidateResponse } from "../../src/http/schemas.ts";
 import { startViesFake, type ViesFake } from "../fakes/vies.ts";
 import { createKeyOverSocket } from "../support/admin-socket.ts";
+import { describeEmbedded } from "../support/database.ts";
 import { type RunningServer, sandbox, serviceEnv } from "../support/service.ts";
 import { confinedBrowser, recordFailures } from "./chromium.ts";
 
@@ -118,163 +119,165 @@ async function onPage(name: string, steps: () => Promise<void>, target = page): 
   }
 }
 
-beforeAll(async () => {
-  vies = await startViesFake();
-  const dataDir = join(box.tempDir(), "data");
-  server = await box.startServer(serviceEnv({ DATA_DIR: dataDir, VIES_BASE_URL: vies.baseUrl }));
-  apiKey = (await createKeyOverSocket(dataDir, "free", "swagger ui test")).api_key;
-  ({ browser, context, requested, blocked } = await confinedBrowser(server.url));
-  page = await context.newPage();
-  recordFailures(page, consoleErrors);
-  await recordViolations(page);
-}, SETUP_TIMEOUT_MS);
+describeEmbedded("the Swagger UI against the embedded default", () => {
+  beforeAll(async () => {
+    vies = await startViesFake();
+    const dataDir = join(box.tempDir(), "data");
+    server = await box.startServer(serviceEnv({ DATA_DIR: dataDir, VIES_BASE_URL: vies.baseUrl }));
+    apiKey = (await createKeyOverSocket(dataDir, "free", "swagger ui test")).api_key;
+    ({ browser, context, requested, blocked } = await confinedBrowser(server.url));
+    page = await context.newPage();
+    recordFailures(page, consoleErrors);
+    await recordViolations(page);
+  }, SETUP_TIMEOUT_MS);
 
-afterAll(async () => {
-  await browser?.close();
-  await box.cleanup();
-  await vies?.stop();
-  if (readdirSync(screenshots).length === 0) rmSync(screenshots, { recursive: true, force: true });
-  else console.error(`screenshots of failed browser tests are in ${screenshots}`);
-});
-
-describe("the OpenAPI UI in Chromium", () => {
-  test("loads under the service's content-security policy", async () => {
-    await onPage("load", async () => {
-      const response = await page.goto(`${server.url}/swagger`);
-      expect(response?.status()).toBe(200);
-      // headers() leaves out security headers; allHeaders() has them as the browser got them.
-      pageResponseHeaders = (await response?.allHeaders()) ?? {};
-      await page.locator(".swagger-ui .info .title").waitFor();
-      expect(await page.locator(".swagger-ui .info .title").innerText()).toContain(
-        "VAT and IBAN validation API",
-      );
-    });
-    expect(pageResponseHeaders).toHaveProperty("content-security-policy");
-    const policy = pageResponseHeaders["content-security-policy"] ?? "";
-    const scriptSources = /(?:^|;)\s*script-src ([^;]*)/.exec(policy)?.[1]?.trim().split(/\s+/);
-    expect(scriptSources).toEqual(["'self'"]);
+  afterAll(async () => {
+    await browser?.close();
+    await box.cleanup();
+    await vies?.stop();
+    if (readdirSync(screenshots).length === 0) rmSync(screenshots, { recursive: true, force: true });
+    else console.error(`screenshots of failed browser tests are in ${screenshots}`);
   });
 
-  test("shows every route of the OpenAPI document, and only those", async () => {
-    await onPage("routes", async () => {
-      const document = (await (await fetch(`${server.url}/swagger/json`)).json()) as {
-        paths: Record<string, Record<string, unknown>>;
-        webhooks: Record<string, Record<string, unknown>>;
-      };
-      const operations = (paths: Record<string, Record<string, unknown>>) =>
-        Object.entries(paths).flatMap(([path, operations]) =>
-          Object.keys(operations).map((method) => `${method.toUpperCase()} ${path}`),
+  describe("the OpenAPI UI in Chromium", () => {
+    test("loads under the service's content-security policy", async () => {
+      await onPage("load", async () => {
+        const response = await page.goto(`${server.url}/swagger`);
+        expect(response?.status()).toBe(200);
+        // headers() leaves out security headers; allHeaders() has them as the browser got them.
+        pageResponseHeaders = (await response?.allHeaders()) ?? {};
+        await page.locator(".swagger-ui .info .title").waitFor();
+        expect(await page.locator(".swagger-ui .info .title").innerText()).toContain(
+          "VAT and IBAN validation API",
         );
-      const documented = operations(document.paths);
-      const events = operations(document.webhooks);
-      const blocks = page.locator(".opblock");
-      await blocks.first().waitFor();
-      const rendered = await Promise.all(
-        (await blocks.all()).map(async (block) => {
-          const method = await block.locator(".opblock-summary-method").innerText();
-          const path = await block.locator(".opblock-summary-path").getAttribute("data-path");
-          return `${method} ${path}`;
-        }),
-      );
-      expect(documented.sort()).toEqual(ROUTES);
-      expect(events.sort()).toEqual(EVENTS);
-      expect(rendered.sort()).toEqual([...ROUTES, ...EVENTS].sort());
-    });
-  });
-
-  test("try it out: POST /validate with an API key from Authorize answers 200 with the IBAN's result", async () => {
-    await onPage("try-it-out", async () => {
-      await page.locator(".auth-wrapper button.authorize").click();
-      const dialog = page.locator(".modal-ux");
-      const scheme = dialog.locator(".auth-container").filter({ hasText: "ApiKey" });
-      await scheme.locator("input").fill(apiKey);
-      // By their text: Swagger UI gives these buttons other accessible names.
-      await scheme.locator("button", { hasText: /^Authorize$/ }).click();
-      await scheme.locator("button", { hasText: /^Logout$/ }).waitFor();
-      await dialog.locator("button", { hasText: /^Close$/ }).click();
-      await dialog.waitFor({ state: "detached" });
-
-      const operation = page.locator(".opblock-post").filter({
-        has: page.locator('.opblock-summary-path[data-path="/validate"]'),
       });
-      await operation.locator(".opblock-summary").click();
-      // The page turns "try it out" on for every operation; click it should that change.
-      const tryItOut = operation.getByRole("button", { name: "Try it out" });
-      if (await tryItOut.isVisible()) await tryItOut.click();
-      await operation.locator("textarea.body-param__text").fill(JSON.stringify({ iban: IBAN_INPUT }));
+      expect(pageResponseHeaders).toHaveProperty("content-security-policy");
+      const policy = pageResponseHeaders["content-security-policy"] ?? "";
+      const scriptSources = /(?:^|;)\s*script-src ([^;]*)/.exec(policy)?.[1]?.trim().split(/\s+/);
+      expect(scriptSources).toEqual(["'self'"]);
+    });
 
-      const answered = page.waitForResponse(
-        (response) => response.url() === `${server.url}/validate` && response.request().method() === "POST",
-      );
-      await operation.getByRole("button", { name: "Execute" }).click();
-      const network = await answered;
-      expect(network.status()).toBe(200);
-      expect(await network.request().headerValue("x-api-key")).toBe(apiKey);
-
-      const live = operation.locator(".live-responses-table tbody tr.response");
-      expect((await live.locator(".response-col_status").innerText()).trim()).toBe("200");
-      const shown = JSON.parse(
-        await live.locator(".response-col_description .highlight-code pre").first().innerText(),
-      ) as ValidateResponse;
-      expect(shown.iban).toMatchObject({
-        input: IBAN_INPUT,
-        valid: true,
-        iban: "DE89370400440532013000",
-        country_code: "DE",
-        error: null,
+    test("shows every route of the OpenAPI document, and only those", async () => {
+      await onPage("routes", async () => {
+        const document = (await (await fetch(`${server.url}/swagger/json`)).json()) as {
+          paths: Record<string, Record<string, unknown>>;
+          webhooks: Record<string, Record<string, unknown>>;
+        };
+        const operations = (paths: Record<string, Record<string, unknown>>) =>
+          Object.entries(paths).flatMap(([path, operations]) =>
+            Object.keys(operations).map((method) => `${method.toUpperCase()} ${path}`),
+          );
+        const documented = operations(document.paths);
+        const events = operations(document.webhooks);
+        const blocks = page.locator(".opblock");
+        await blocks.first().waitFor();
+        const rendered = await Promise.all(
+          (await blocks.all()).map(async (block) => {
+            const method = await block.locator(".opblock-summary-method").innerText();
+            const path = await block.locator(".opblock-summary-path").getAttribute("data-path");
+            return `${method} ${path}`;
+          }),
+        );
+        expect(documented.sort()).toEqual(ROUTES);
+        expect(events.sort()).toEqual(EVENTS);
+        expect(rendered.sort()).toEqual([...ROUTES, ...EVENTS].sort());
       });
-      expect(shown).toEqual((await network.json()) as ValidateResponse);
     });
-  });
 
-  test("nothing failed and nothing was asked of another host", async () => {
-    expect({ consoleErrors, violations: await violationsIn(page), blocked }).toEqual({
-      consoleErrors: [],
-      violations: [],
-      blocked: [],
-    });
-    const paths = requested.map((url) => {
-      expect(url).toStartWith(`${server.url}/`);
-      return new URL(url).pathname;
-    });
-    expect(paths).toEqual(
-      expect.arrayContaining([
-        "/swagger",
-        "/swagger/assets/swagger-ui-bundle.js",
-        "/swagger/assets/init.js",
-        "/swagger/json",
-        "/validate",
-      ]),
-    );
-  });
-});
+    test("try it out: POST /validate with an API key from Authorize answers 200 with the IBAN's result", async () => {
+      await onPage("try-it-out", async () => {
+        await page.locator(".auth-wrapper button.authorize").click();
+        const dialog = page.locator(".modal-ux");
+        const scheme = dialog.locator(".auth-container").filter({ hasText: "ApiKey" });
+        await scheme.locator("input").fill(apiKey);
+        // By their text: Swagger UI gives these buttons other accessible names.
+        await scheme.locator("button", { hasText: /^Authorize$/ }).click();
+        await scheme.locator("button", { hasText: /^Logout$/ }).waitFor();
+        await dialog.locator("button", { hasText: /^Close$/ }).click();
+        await dialog.waitFor({ state: "detached" });
 
-describe("the content-security policy in Chromium", () => {
-  test("is enforced: a script injected inline into the page does not run, and is reported", async () => {
-    const probe = await context.newPage();
-    try {
-      await onPage(
-        "csp-enforced",
-        async () => {
-          await recordViolations(probe);
-          await probe.goto(`${server.url}/swagger`);
-          await probe.locator(".opblock").first().waitFor();
-          const ran = await probe.evaluate(() => {
-            const { document } = globalThis as unknown as InPage;
-            const script = document.createElement("script");
-            script.textContent = "document.body.dataset.inlineRan = 'yes'";
-            document.body.append(script);
-            return document.body.dataset.inlineRan === "yes";
-          });
-          expect(ran).toBe(false);
-          // The report is an event, queued after the refusal.
-          await probe.waitForFunction(() => (globalThis as unknown as InPage).cspViolations.length > 0);
-          expect(await violationsIn(probe)).toEqual([{ directive: "script-src-elem", blocked: "inline" }]);
-        },
-        probe,
+        const operation = page.locator(".opblock-post").filter({
+          has: page.locator('.opblock-summary-path[data-path="/validate"]'),
+        });
+        await operation.locator(".opblock-summary").click();
+        // The page turns "try it out" on for every operation; click it should that change.
+        const tryItOut = operation.getByRole("button", { name: "Try it out" });
+        if (await tryItOut.isVisible()) await tryItOut.click();
+        await operation.locator("textarea.body-param__text").fill(JSON.stringify({ iban: IBAN_INPUT }));
+
+        const answered = page.waitForResponse(
+          (response) => response.url() === `${server.url}/validate` && response.request().method() === "POST",
+        );
+        await operation.getByRole("button", { name: "Execute" }).click();
+        const network = await answered;
+        expect(network.status()).toBe(200);
+        expect(await network.request().headerValue("x-api-key")).toBe(apiKey);
+
+        const live = operation.locator(".live-responses-table tbody tr.response");
+        expect((await live.locator(".response-col_status").innerText()).trim()).toBe("200");
+        const shown = JSON.parse(
+          await live.locator(".response-col_description .highlight-code pre").first().innerText(),
+        ) as ValidateResponse;
+        expect(shown.iban).toMatchObject({
+          input: IBAN_INPUT,
+          valid: true,
+          iban: "DE89370400440532013000",
+          country_code: "DE",
+          error: null,
+        });
+        expect(shown).toEqual((await network.json()) as ValidateResponse);
+      });
+    });
+
+    test("nothing failed and nothing was asked of another host", async () => {
+      expect({ consoleErrors, violations: await violationsIn(page), blocked }).toEqual({
+        consoleErrors: [],
+        violations: [],
+        blocked: [],
+      });
+      const paths = requested.map((url) => {
+        expect(url).toStartWith(`${server.url}/`);
+        return new URL(url).pathname;
+      });
+      expect(paths).toEqual(
+        expect.arrayContaining([
+          "/swagger",
+          "/swagger/assets/swagger-ui-bundle.js",
+          "/swagger/assets/init.js",
+          "/swagger/json",
+          "/validate",
+        ]),
       );
-    } finally {
-      await probe.close();
-    }
+    });
+  });
+
+  describe("the content-security policy in Chromium", () => {
+    test("is enforced: a script injected inline into the page does not run, and is reported", async () => {
+      const probe = await context.newPage();
+      try {
+        await onPage(
+          "csp-enforced",
+          async () => {
+            await recordViolations(probe);
+            await probe.goto(`${server.url}/swagger`);
+            await probe.locator(".opblock").first().waitFor();
+            const ran = await probe.evaluate(() => {
+              const { document } = globalThis as unknown as InPage;
+              const script = document.createElement("script");
+              script.textContent = "document.body.dataset.inlineRan = 'yes'";
+              document.body.append(script);
+              return document.body.dataset.inlineRan === "yes";
+            });
+            expect(ran).toBe(false);
+            // The report is an event, queued after the refusal.
+            await probe.waitForFunction(() => (globalThis as unknown as InPage).cspViolations.length > 0);
+            expect(await violationsIn(probe)).toEqual([{ directive: "script-src-elem", blocked: "inline" }]);
+          },
+          probe,
+        );
+      } finally {
+        await probe.close();
+      }
+    });
   });
 });

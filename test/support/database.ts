@@ -1,3 +1,4 @@
+import { describe } from "bun:test";
 import { sql } from "drizzle-orm";
 import { KeyStore } from "../../src/accounts/key-store.ts";
 import { planCatalogue } from "../../src/accounts/plans.ts";
@@ -11,6 +12,15 @@ import { connectPostgres, type Database, openPglite } from "../../src/kernel/db.
 let shared: Promise<Database> | null = null;
 
 export const usingPostgres = Boolean(process.env.DATABASE_URL);
+
+/**
+ * `describe` for the tests of the embedded deployment itself: services of their own on a data
+ * directory, whose environment drops the service's settings, so that DATABASE_URL and REDIS_URL
+ * change nothing in them. The embedded run has them; the run on real servers would repeat them
+ * word for word (100,000 monitors, a browser), so they are not registered there — not skipped:
+ * no part of them depends on those servers.
+ */
+export const describeEmbedded: (name: string, body: () => void) => void = usingPostgres ? () => {} : describe;
 
 export function testDatabase(): Promise<Database> {
   if (!shared) {
