@@ -72,6 +72,10 @@ export async function startFaultRig(settings: Record<string, string> = {}): Prom
       KEY_CACHE_TTL_MS: "1000",
       VAT_DEADLINE_MS: "3000",
       VIES_TIMEOUT_MS: "1500",
+      // A killed process's VIES slots stay taken until their leases lapse (10 s by default), and
+      // these tests kill and restart one instance every 2 s: with leases of 0.6 s, renewed every
+      // 0.2 s, they are back before it is. What a lapsing lease does is test/multi/shared-slots'.
+      VIES_SLOT_LEASE_MS: "600",
       LOG_LEVEL: "info",
       ...settings,
     });
