@@ -28,6 +28,9 @@ const SHAPES = {
 
 export type BenchPrefix = keyof typeof SHAPES;
 
+/** Every state with a shape here but Germany: the healthy ones beside a Germany that fails in the fairness runs. */
+export const PREFIXES_BUT_DE = (Object.keys(SHAPES) as BenchPrefix[]).filter((prefix) => prefix !== "DE");
+
 /** A source of format-valid VAT numbers, none of which it has returned before. */
 export interface VatNumberSource {
   /** `count` new numbers, cycling over `prefixes`. */
