@@ -22,9 +22,13 @@ afterAll(() => harness.close());
 
 const IBANS = Object.values(examples as Record<string, string>);
 const ITEMS = Array.from({ length: 2000 }, (_, index) => ({ iban: IBANS[index % IBANS.length] }));
+const WAITING = 300;
+const ROUNDS = 2;
+
+type Run = { batchMs: number; interactive: number[] };
 
 /** A 2,000-item batch of another key, from creation to completion, and interactive IBAN checks meanwhile. */
-async function otherKeysBatch(): Promise<{ batchMs: number; interactive: number[] }> {
+async function otherKeysBatch(): Promise<Run> {
   const key = await harness.createKey("pro", { rate: 1_000_000 });
   const send = sendTo(harness, key.secret);
   const started = performance.now();
@@ -45,61 +49,95 @@ async function otherKeysBatch(): Promise<{ batchMs: number; interactive: number[
   running = false;
   await asking;
   expect(done.counts).toMatchObject({ total: 2000, done: 2000 });
-  return { batchMs, interactive: interactive.sort((a, b) => a - b) };
+  return { batchMs, interactive };
 }
 
-const median = (sorted: number[]) => sorted[Math.floor(sorted.length / 2)] ?? 0;
-const best = <T extends { batchMs: number }>(a: T, b: T) => (a.batchMs <= b.batchMs ? a : b);
+const germanNumbers = (() => {
+  const next = wellFormedVatNumbers(prng(2102));
+  return () => {
+    for (;;) {
+      const number = next();
+      if (number.startsWith("DE")) return number;
+    }
+  };
+})();
+
+/**
+ * 300 one-item batches of 30 keys, each item tried three times and put back to wait for its
+ * member state (10 to 20 s before its fourth try): what used to cost a statement each per tick.
+ * Returns how to cancel them. (Waiting on an earlier try would have the runs meet a wave of
+ * retries, which is work, not waiting.)
+ */
+async function waitingBatches(): Promise<() => Promise<void>> {
+  const ids: string[] = [];
+  const cancels: (() => Promise<Response>)[] = [];
+  for (let k = 0; k < WAITING / 10; k++) {
+    const send = sendTo(harness, (await harness.createKey("pro", { rate: 1_000_000 })).secret);
+    for (let b = 0; b < 10; b++) {
+      const { id } = await createBatch(send, { items: [{ vat: germanNumbers() }] });
+      ids.push(id);
+      cancels.push(() => send("DELETE", `/batches/${id}`));
+    }
+  }
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const [row] = await harness.services.database.rows<{ n: number }>(sql`
+      SELECT count(*)::int AS n FROM batch_items
+      WHERE batch_id IN (SELECT value FROM jsonb_array_elements_text(${JSON.stringify(ids)}::jsonb))
+        AND status = 'pending' AND attempts >= 3 AND lease_token IS NULL`);
+    if (row?.n === WAITING) break;
+    if (Date.now() > deadline) throw new Error(`only ${row?.n} of ${WAITING} batches waiting`);
+    await Bun.sleep(50);
+  }
+  // The database is shared by the files of this test process: leave no work behind.
+  return async () => {
+    for (const cancel of cancels) expect((await cancel()).status).toBe(200);
+  };
+}
+
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = sorted.length / 2;
+  return sorted.length % 2 === 1
+    ? (sorted[Math.floor(middle)] ?? 0)
+    : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
+};
 
 describe("batches waiting on an outage", () => {
   test("300 of them do not slow another key's batch or interactive requests", async () => {
     // Warm-up: the first runs of a process are slower (compilation, the tables' first pages).
     await otherKeysBatch();
     await otherKeysBatch();
-    // The best of two runs each: the machine is shared, and a run can lose time to anything.
-    const alone = best(await otherKeysBatch(), await otherKeysBatch());
-
-    const next = wellFormedVatNumbers(prng(2102));
-    const german: string[] = [];
-    while (german.length < 300) {
-      const number = next();
-      if (number.startsWith("DE")) german.push(number);
-    }
     harness.vies.setBehaviour("DE", { kind: "fault", fault: "MS_UNAVAILABLE" });
-    const waiting: string[] = [];
-    const cancels: (() => Promise<Response>)[] = [];
-    for (let k = 0; k < 30; k++) {
-      const send = sendTo(harness, (await harness.createKey("pro", { rate: 1_000_000 })).secret);
-      for (let b = 0; b < 10; b++) {
-        const { id } = await createBatch(send, { items: [{ vat: german[k * 10 + b] }] });
-        waiting.push(id);
-        cancels.push(() => send("DELETE", `/batches/${id}`));
-      }
+    // The machine is shared (in CI, with the other run of the tests), and its load comes and goes
+    // over seconds: each round runs twice beside the waiting batches, cancels them, and runs twice
+    // alone, and each run beside is paired with one alone, the last with the first (beside,
+    // beside, alone, alone); the median of the pairs' ratios is compared.
+    const ratios: number[] = [];
+    const alone: Run[] = [];
+    const beside: Run[] = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      const cancel = await waitingBatches();
+      const first = await otherKeysBatch();
+      const second = await otherKeysBatch();
+      await cancel();
+      const third = await otherKeysBatch();
+      const fourth = await otherKeysBatch();
+      ratios.push(second.batchMs / third.batchMs, first.batchMs / fourth.batchMs);
+      beside.push(first, second);
+      alone.push(third, fourth);
     }
-    // Every one of them tried three times and put back to wait for its member state: 10 to 20 s
-    // now, so the runs below see them waiting, which is what used to cost a statement each per tick.
-    const deadline = Date.now() + 60_000;
-    for (;;) {
-      const [row] = await harness.services.database.rows<{ n: number }>(sql`
-        SELECT count(*)::int AS n FROM batch_items
-        WHERE batch_id IN (SELECT value FROM jsonb_array_elements_text(${JSON.stringify(waiting)}::jsonb))
-          AND status = 'pending' AND attempts >= 3 AND lease_token IS NULL`);
-      if (row?.n === 300) break;
-      if (Date.now() > deadline) throw new Error(`only ${row?.n} of 300 batches waiting`);
-      await Bun.sleep(50);
-    }
-
-    const beside = best(await otherKeysBatch(), await otherKeysBatch());
-    // The database is shared by the files of this test process: leave no work behind.
-    for (const cancel of cancels) expect((await cancel()).status).toBe(200);
     harness.vies.clearBehaviour("DE");
-    const ratio = beside.batchMs / alone.batchMs;
+    const ms = (runs: Run[]) => runs.map((run) => Math.round(run.batchMs)).join("/");
+    const interactive = (runs: Run[]) => runs.flatMap((run) => run.interactive);
+    const ratio = median(ratios);
     console.log(
-      `2,000-item batch alone ${Math.round(alone.batchMs)} ms, beside 300 waiting batches ${Math.round(beside.batchMs)} ms (×${ratio.toFixed(2)}); ` +
-        `interactive IBAN p50/max alone ${median(alone.interactive).toFixed(1)}/${alone.interactive.at(-1)?.toFixed(1)} ms, ` +
-        `beside ${median(beside.interactive).toFixed(1)}/${beside.interactive.at(-1)?.toFixed(1)} ms`,
+      `2,000-item batch alone ${ms(alone)} ms, beside ${WAITING} waiting batches ${ms(beside)} ms; ` +
+        `paired ratios ${ratios.map((r) => `×${r.toFixed(2)}`).join(" ")}, median ×${ratio.toFixed(2)}; ` +
+        `interactive IBAN p50/max alone ${median(interactive(alone)).toFixed(1)}/${Math.max(...interactive(alone)).toFixed(1)} ms, ` +
+        `beside ${median(interactive(beside)).toFixed(1)}/${Math.max(...interactive(beside)).toFixed(1)} ms`,
     );
     expect(ratio).toBeLessThan(1.5);
-    expect(beside.interactive.at(-1) ?? 0).toBeLessThan(1000);
+    expect(Math.max(...interactive(beside))).toBeLessThan(1000);
   }, 120_000);
 });
