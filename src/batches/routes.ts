@@ -1,14 +1,14 @@
 import { Elysia, t } from "elysia";
 import type { BatchLimits, Plan } from "../accounts/plans.ts";
 import type { Config } from "../config.ts";
-import { type Caller, directAccountOf } from "../http/auth.ts";
 import { readBoundedBody } from "../http/body.ts";
+import { directWork } from "../http/direct-work.ts";
 import {
   errorExample,
   errorResponses,
   HEADERS,
   jsonExample,
-  KEYED_ROUTE_RESPONSES,
+  LIST_BODY_TOO_LARGE,
   type WebhookDoc,
 } from "../http/docs.ts";
 import {
@@ -20,7 +20,7 @@ import {
   BATCH_REQUEST,
 } from "../http/examples.ts";
 import { models } from "../http/models.ts";
-import { PAGE_QUERY, parseCursor, parseLimit } from "../http/paging.ts";
+import { BAD_PAGE, PAGE_QUERY, parseCursor, parseLimit } from "../http/paging.ts";
 import type { Idempotency } from "../idempotency/plugin.ts";
 import type { Database } from "../kernel/db.ts";
 import { ApiError } from "../kernel/errors.ts";
@@ -28,7 +28,7 @@ import { queueBatchWebhook } from "../webhooks/messages.ts";
 import { acceptWebhookUrl, type Resolver, type WebhookPolicy } from "../webhooks/target.ts";
 import { csvRecord } from "./csv.ts";
 import { CSV_LIMITS, parseBatchBody } from "./input.ts";
-import { type Batch, BatchIdSchema, type BatchItem, type BatchItemsPage } from "./schema.ts";
+import { BatchIdSchema, type BatchItem, type BatchItemsPage } from "./schema.ts";
 import { cancelBatch, createBatch, findBatch, itemsPage } from "./store.ts";
 import { checkBatchSize } from "./volume.ts";
 
@@ -62,53 +62,14 @@ export const BATCH_WEBHOOKS: WebhookDoc[] = [
   },
 ];
 
-const notFound = (id: string) => new ApiError("not_found", `no batch ${id}`);
-
-/** What every batch route may answer besides its own outcomes. */
-const BATCH_ROUTE_RESPONSES = {
-  ...KEYED_ROUTE_RESPONSES,
-  403: {
-    description:
-      "`forbidden`: the key is revoked, or is a marketplace subscriber's (batches are for direct keys)",
-    ...errorExample("forbidden", "batches are for direct API keys; through the marketplace, use /validate"),
-  },
-};
-
-const NO_SUCH_BATCH = {
-  description: "`not_found`: no batch of this key has this id",
-  ...errorExample("not_found", `no batch ${BATCH_QUEUED.id}`),
-};
-
-/** The hook of a route that answers one batch of the caller's, named by id. */
-function oneBatchRoute(
-  summary: string,
-  description: string,
-  answer: { description: string; example: Batch },
-) {
-  return {
-    caller: true as const,
-    params: t.Object({ id: BatchIdSchema }),
-    response: { 200: "Batch" as const, ...errorResponses(401, 403, 404, 429, 503) },
-    detail: {
-      summary,
-      description,
-      tags: ["Batches"],
-      security: [{ ApiKey: [] }],
-      responses: {
-        200: { description: answer.description, headers: HEADERS.rateLimit, ...jsonExample(answer.example) },
-        ...BATCH_ROUTE_RESPONSES,
-        404: NO_SUCH_BATCH,
-      },
-    },
-  };
-}
-
-/**
- * The account a batch route serves: direct keys only. The marketplace gateway bills each call
- * by the `X-Gateway-Billing` header of its answer, which a batch, billed item by item later,
- * cannot give.
- */
-const directAccount = (caller: Caller) => directAccountOf(caller, "batches");
+const BATCHES = directWork({
+  noun: "batch",
+  plural: "batches",
+  tag: "Batches",
+  model: "Batch",
+  idSchema: BatchIdSchema,
+  exampleId: BATCH_QUEUED.id,
+});
 
 /** The batch limits of a direct key's plan; a plan without batches is refused like the gateway's. */
 function batchLimitsOf(plan: Plan): BatchLimits {
@@ -217,7 +178,7 @@ export function batchRoutes(deps: BatchRoutesDeps, keyed: Idempotency) {
     .post(
       "/batches",
       async ({ body, caller, set }) => {
-        const { keyId, plan } = directAccount(caller);
+        const { keyId, plan } = BATCHES.account(caller);
         const limits = batchLimitsOf(plan);
         checkBatchSize(body.items.length, limits, plan.id);
         const webhookUrl = await checkWebhook(body.webhook_url);
@@ -278,20 +239,17 @@ export function batchRoutes(deps: BatchRoutesDeps, keyed: Idempotency) {
                 "`invalid_request`: a malformed body, no items, too many (or more than the plan's batch items a day), a CSV record over its limits, an item breaking the input rules (named by its index), or a refused `webhook_url`; nothing is created",
               ...errorExample("invalid_request", "item 1: send `vat`, `iban`, or both"),
             },
-            ...BATCH_ROUTE_RESPONSES,
+            ...BATCHES.routeResponses,
             429: {
               description:
                 "`rate_limited`: the per-minute limit, or the plan's batches queued or running at once, or its batch items a day (UTC); the message names which, and `Retry-After` when it frees",
-              headers: BATCH_ROUTE_RESPONSES[429].headers,
+              headers: BATCHES.routeResponses[429].headers,
               ...errorExample(
                 "rate_limited",
                 "the free plan allows 2 batches queued or running at once; one frees when a batch of this key completes or is cancelled (DELETE /batches/{id})",
               ),
             },
-            413: {
-              description: "`invalid_request`: the body is over BATCH_MAX_BYTES (4 MiB by default)",
-              ...errorExample("invalid_request", "the body must be at most 4194304 bytes"),
-            },
+            413: LIST_BODY_TOO_LARGE,
           },
         },
       },
@@ -299,11 +257,11 @@ export function batchRoutes(deps: BatchRoutesDeps, keyed: Idempotency) {
     .get(
       "/batches/:id",
       async ({ params, caller }) => {
-        const batch = await findBatch(deps.database.rows, directAccount(caller).keyId, params.id);
-        if (!batch) throw notFound(params.id);
+        const batch = await findBatch(deps.database.rows, BATCHES.account(caller).keyId, params.id);
+        if (!batch) throw BATCHES.notFound(params.id);
         return batch;
       },
-      oneBatchRoute(
+      BATCHES.oneRoute(
         "A batch: its status and counts",
         "Poll it for progress (`counts.done` of `counts.total`), or give `webhook_url` when creating the batch and be told when it ends.",
         { description: "The batch", example: BATCH_COMPLETED },
@@ -315,12 +273,12 @@ export function batchRoutes(deps: BatchRoutesDeps, keyed: Idempotency) {
         const from = parseCursor(query.cursor);
         const page = await itemsPage(
           deps.database,
-          directAccount(caller).keyId,
+          BATCHES.account(caller).keyId,
           params.id,
           from,
           parseLimit(query.limit),
         );
-        if (!page) throw notFound(params.id);
+        if (!page) throw BATCHES.notFound(params.id);
         const nextCursor = page.next === null ? null : String(page.next);
         if (!/\btext\/csv\b/i.test(request.headers.get("accept") ?? ""))
           return { items: page.items, next_cursor: nextCursor };
@@ -334,8 +292,7 @@ export function batchRoutes(deps: BatchRoutesDeps, keyed: Idempotency) {
         }) as unknown as BatchItemsPage;
       },
       {
-        caller: true,
-        params: t.Object({ id: BatchIdSchema }),
+        ...BATCHES.idParams,
         // Other parameters are ignored, as other body fields are: a cache-buster (`?_=…`) is no error.
         query: t.Object(PAGE_QUERY, { additionalProperties: true }),
         response: { 200: "BatchItemsPage", ...errorResponses(400, 401, 403, 404, 429, 503) },
@@ -366,12 +323,9 @@ export function batchRoutes(deps: BatchRoutesDeps, keyed: Idempotency) {
                 },
               },
             },
-            400: {
-              description: "`invalid_request`: a cursor or limit this API did not give out",
-              ...errorExample("invalid_request", "`limit` must be a whole number from 1 to 1000"),
-            },
-            ...BATCH_ROUTE_RESPONSES,
-            404: NO_SUCH_BATCH,
+            400: BAD_PAGE,
+            ...BATCHES.routeResponses,
+            404: BATCHES.noSuch,
           },
         },
       },
@@ -379,14 +333,14 @@ export function batchRoutes(deps: BatchRoutesDeps, keyed: Idempotency) {
     .delete(
       "/batches/:id",
       async ({ params, caller }) => {
-        const { keyId } = directAccount(caller);
+        const { keyId } = BATCHES.account(caller);
         const batch = await cancelBatch(deps.database, keyId, params.id, (rows, cancelled) =>
           queueBatchWebhook(rows, keyId, "batch.cancelled", cancelled),
         );
-        if (!batch) throw notFound(params.id);
+        if (!batch) throw BATCHES.notFound(params.id);
         return batch;
       },
-      oneBatchRoute(
+      BATCHES.oneRoute(
         "Cancel a batch",
         "Items not yet done become `cancelled`, unbilled. A batch that has already completed is returned as it is.",
         {

@@ -57,18 +57,3 @@ export function authentication(deps: { authenticator: Authenticator; rateLimiter
       },
     });
 }
-
-/**
- * The account of a caller of work billed after its answer (batches, monitors): a direct key.
- * The marketplace gateway bills each call by the `X-Gateway-Billing` header of its answer,
- * which such work cannot give; its subscribers are refused (403).
- */
-export function directAccountOf(caller: Caller, feature: string): Account {
-  if (caller.account.kind !== "direct") {
-    throw new ApiError(
-      "forbidden",
-      `${feature} are for direct API keys; through the marketplace, use /validate`,
-    );
-  }
-  return caller.account;
-}

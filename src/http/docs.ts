@@ -133,6 +133,12 @@ export const BODY_TOO_LARGE = {
   ...errorExample("invalid_request", "the body must be at most 16384 bytes"),
 };
 
+/** The 413 of a route that takes a list (a batch, monitors), whose body is bounded by BATCH_MAX_BYTES. */
+export const LIST_BODY_TOO_LARGE = {
+  description: "`invalid_request`: the body is over BATCH_MAX_BYTES (4 MiB by default)",
+  ...errorExample("invalid_request", "the body must be at most 4194304 bytes"),
+};
+
 /** Response models of error statuses, for a route's `response`: every error has the one shape. */
 export const errorResponses = (...statuses: number[]) =>
   Object.fromEntries(statuses.map((status) => [status, "ErrorResponse" as const]));

@@ -1,5 +1,6 @@
 import { t } from "elysia";
 import { ApiError } from "../kernel/errors.ts";
+import { errorExample } from "./docs.ts";
 
 export const DEFAULT_PAGE = 100;
 export const MAX_PAGE = 1000;
@@ -32,4 +33,10 @@ export const PAGE_QUERY = {
   limit: t.Optional(
     t.String({ description: `items per page, 1 to ${MAX_PAGE}; ${DEFAULT_PAGE} by default` }),
   ),
+};
+
+/** The 400 of a paged list that takes no other parameter. */
+export const BAD_PAGE = {
+  description: "`invalid_request`: a cursor or limit this API did not give out",
+  ...errorExample("invalid_request", `\`limit\` must be a whole number from 1 to ${MAX_PAGE}`),
 };

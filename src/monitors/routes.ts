@@ -1,14 +1,15 @@
 import { Elysia, t } from "elysia";
 import { CSV_LIMITS } from "../batches/input.ts";
 import type { Config } from "../config.ts";
-import { type Caller, directAccountOf } from "../http/auth.ts";
+import type { Caller } from "../http/auth.ts";
 import { readBoundedBody, readJsonObject } from "../http/body.ts";
+import { directWork } from "../http/direct-work.ts";
 import {
   errorExample,
   errorResponses,
   HEADERS,
   jsonExample,
-  KEYED_ROUTE_RESPONSES,
+  LIST_BODY_TOO_LARGE,
   type WebhookDoc,
 } from "../http/docs.ts";
 import {
@@ -23,7 +24,7 @@ import {
   MONITORS_CREATED,
 } from "../http/examples.ts";
 import { models } from "../http/models.ts";
-import { PAGE_QUERY, parseCursor, parseLimit } from "../http/paging.ts";
+import { BAD_PAGE, PAGE_QUERY, parseCursor, parseLimit } from "../http/paging.ts";
 import type { Idempotency } from "../idempotency/plugin.ts";
 import type { Clock } from "../kernel/clock.ts";
 import type { Database } from "../kernel/db.ts";
@@ -112,31 +113,18 @@ export const MONITOR_WEBHOOKS: WebhookDoc[] = [
   },
 ];
 
-const notFound = (id: string) => new ApiError("not_found", `no monitor ${id}`);
-
-/** What every monitor route may answer besides its own outcomes. */
-const MONITOR_ROUTE_RESPONSES = {
-  ...KEYED_ROUTE_RESPONSES,
-  403: {
-    description:
-      "`forbidden`: the key is revoked, or is a marketplace subscriber's (monitors are for direct keys)",
-    ...errorExample("forbidden", "monitors are for direct API keys; through the marketplace, use /validate"),
-  },
-};
-
-const NO_SUCH_MONITOR = {
-  description: "`not_found`: no monitor of this key has this id",
-  ...errorExample("not_found", `no monitor ${MONITOR.id}`),
-};
-
-const BAD_PAGE = {
-  description: "`invalid_request`: a cursor or limit this API did not give out",
-  ...errorExample("invalid_request", "`limit` must be a whole number from 1 to 1000"),
-};
+const MONITORS = directWork({
+  noun: "monitor",
+  plural: "monitors",
+  tag: "Monitors",
+  model: "Monitor",
+  idSchema: MonitorIdSchema,
+  exampleId: MONITOR.id,
+});
 
 /** The account a monitor route serves, and how many numbers it may watch. */
 function watcher(caller: Caller) {
-  const account = directAccountOf(caller, "monitors");
+  const account = MONITORS.account(caller);
   if (account.plan.monitors === null)
     throw new ApiError("forbidden", `the ${account.plan.id} plan does not include monitors`);
   return { keyId: account.keyId, plan: account.plan.id, limit: account.plan.monitors };
@@ -148,11 +136,6 @@ function parseStatus(status: string | undefined): MonitorStatus | null {
     throw new ApiError("invalid_request", `\`status\` must be one of ${MONITOR_STATUSES.join(", ")}`);
   return status as MonitorStatus;
 }
-
-const ONE_MONITOR = {
-  caller: true as const,
-  params: t.Object({ id: MonitorIdSchema }),
-};
 
 /**
  * The monitor routes: watch one number or a list (JSON or CSV), list and read a key's
@@ -259,11 +242,8 @@ export function monitorRoutes(deps: MonitorRoutesDeps, keyed: Idempotency) {
                 "item 3: `vat` is not a well-formed VAT number: DE VAT numbers are 9 digits, the first not 0",
               ),
             },
-            ...MONITOR_ROUTE_RESPONSES,
-            413: {
-              description: "`invalid_request`: the body is over BATCH_MAX_BYTES (4 MiB by default)",
-              ...errorExample("invalid_request", "the body must be at most 4194304 bytes"),
-            },
+            ...MONITORS.routeResponses,
+            413: LIST_BODY_TOO_LARGE,
           },
         },
       },
@@ -304,7 +284,7 @@ export function monitorRoutes(deps: MonitorRoutesDeps, keyed: Idempotency) {
               description: "`invalid_request`: a status, cursor or limit this API does not give out",
               ...errorExample("invalid_request", "`status` must be one of active, paused"),
             },
-            ...MONITOR_ROUTE_RESPONSES,
+            ...MONITORS.routeResponses,
           },
         },
       },
@@ -313,25 +293,14 @@ export function monitorRoutes(deps: MonitorRoutesDeps, keyed: Idempotency) {
       "/monitors/:id",
       async ({ params, caller }) => {
         const monitor = await findMonitor(deps.database.rows, watcher(caller).keyId, params.id);
-        if (!monitor) throw notFound(params.id);
+        if (!monitor) throw MONITORS.notFound(params.id);
         return monitor;
       },
-      {
-        ...ONE_MONITOR,
-        response: { 200: "Monitor", ...errorResponses(401, 403, 404, 429, 503) },
-        detail: {
-          tags: ["Monitors"],
-          summary: "A monitor: its schedule, its last answer and its webhook",
-          description:
-            "When it was last answered and what the answer was, when it is checked next, and how the delivery of its latest event went.",
-          security: [{ ApiKey: [] }],
-          responses: {
-            200: { description: "The monitor", headers: HEADERS.rateLimit, ...jsonExample(MONITOR) },
-            ...MONITOR_ROUTE_RESPONSES,
-            404: NO_SUCH_MONITOR,
-          },
-        },
-      },
+      MONITORS.oneRoute(
+        "A monitor: its schedule, its last answer and its webhook",
+        "When it was last answered and what the answer was, when it is checked next, and how the delivery of its latest event went.",
+        { description: "The monitor", example: MONITOR },
+      ),
     )
     .patch(
       "/monitors/:id",
@@ -346,12 +315,12 @@ export function monitorRoutes(deps: MonitorRoutesDeps, keyed: Idempotency) {
           { ...update, ...(webhookUrl !== undefined && { webhook_url: webhookUrl }) },
           deps.clock.now(),
         );
-        if (!monitor) throw notFound(params.id);
+        if (!monitor) throw MONITORS.notFound(params.id);
         deps.wake();
         return monitor;
       },
       {
-        ...ONE_MONITOR,
+        ...MONITORS.idParams,
         parse: async ({ request }) =>
           readMonitorUpdate(
             await readJsonObject(
@@ -394,8 +363,8 @@ export function monitorRoutes(deps: MonitorRoutesDeps, keyed: Idempotency) {
                 "`interval_days` must be a whole number of days from 1 to 365",
               ),
             },
-            ...MONITOR_ROUTE_RESPONSES,
-            404: NO_SUCH_MONITOR,
+            ...MONITORS.routeResponses,
+            404: MONITORS.noSuch,
             413: {
               description: "`invalid_request`: the body is over the size limit (16 KiB by default)",
               ...errorExample("invalid_request", "the body must be at most 16384 bytes"),
@@ -408,35 +377,20 @@ export function monitorRoutes(deps: MonitorRoutesDeps, keyed: Idempotency) {
       "/monitors/:id",
       async ({ params, caller }) => {
         const monitor = await deleteMonitor(deps.database, watcher(caller).keyId, params.id);
-        if (!monitor) throw notFound(params.id);
+        if (!monitor) throw MONITORS.notFound(params.id);
         return monitor;
       },
-      {
-        ...ONE_MONITOR,
-        response: { 200: "Monitor", ...errorResponses(401, 403, 404, 429, 503) },
-        detail: {
-          tags: ["Monitors"],
-          summary: "Stop watching a number",
-          description:
-            "The monitor is deleted with its events; a check under way is not finished (nor billed), and events not yet delivered are not sent.",
-          security: [{ ApiKey: [] }],
-          responses: {
-            200: {
-              description: "The monitor, as it was",
-              headers: HEADERS.rateLimit,
-              ...jsonExample(MONITOR),
-            },
-            ...MONITOR_ROUTE_RESPONSES,
-            404: NO_SUCH_MONITOR,
-          },
-        },
-      },
+      MONITORS.oneRoute(
+        "Stop watching a number",
+        "The monitor is deleted with its events; a check under way is not finished (nor billed), and events not yet delivered are not sent.",
+        { description: "The monitor, as it was", example: MONITOR },
+      ),
     )
     .post(
       "/monitors/:id/check",
       async ({ params, caller, set }) => {
         const monitor = await requestCheck(deps.database, watcher(caller).keyId, params.id, deps.clock.now());
-        if (!monitor) throw notFound(params.id);
+        if (!monitor) throw MONITORS.notFound(params.id);
         deps.wake();
         set.status = 202;
         return monitor;
@@ -459,8 +413,8 @@ export function monitorRoutes(deps: MonitorRoutesDeps, keyed: Idempotency) {
               headers: HEADERS.rateLimit,
               ...jsonExample({ ...MONITOR, next_check_at: "2026-11-27T08:15:00.000Z" }),
             },
-            ...MONITOR_ROUTE_RESPONSES,
-            404: NO_SUCH_MONITOR,
+            ...MONITORS.routeResponses,
+            404: MONITORS.noSuch,
           },
         },
       },
@@ -472,11 +426,11 @@ export function monitorRoutes(deps: MonitorRoutesDeps, keyed: Idempotency) {
           after: parseCursor(query.cursor),
           limit: parseLimit(query.limit),
         });
-        if (!page) throw notFound(params.id);
+        if (!page) throw MONITORS.notFound(params.id);
         return { events: page.events, next_cursor: page.next === null ? null : String(page.next) };
       },
       {
-        ...ONE_MONITOR,
+        ...MONITORS.idParams,
         query: t.Object(PAGE_QUERY, { additionalProperties: true }),
         response: { 200: "MonitorEventPage", ...errorResponses(400, 401, 403, 404, 429, 503) },
         detail: {
@@ -492,8 +446,8 @@ export function monitorRoutes(deps: MonitorRoutesDeps, keyed: Idempotency) {
               ...jsonExample(MONITOR_EVENT_PAGE),
             },
             400: BAD_PAGE,
-            ...MONITOR_ROUTE_RESPONSES,
-            404: NO_SUCH_MONITOR,
+            ...MONITORS.routeResponses,
+            404: MONITORS.noSuch,
           },
         },
       },
