@@ -1,4 +1,5 @@
 import type { Schemas } from "@vat-iban/client";
+import type { ComponentChildren } from "preact";
 import { dateTime, Fields, OtherFields, type Verdict, VerdictLine } from "./fields.tsx";
 import { MatchView } from "./match.tsx";
 
@@ -7,6 +8,38 @@ type IbanResult = Schemas["IbanResult"];
 
 const verdictOf = (valid: boolean | null): Verdict =>
   valid === true ? "valid" : valid === false ? "invalid" : "unknown";
+
+/** A checked VAT number or IBAN: its verdict, the error that decided it, any warning, then its details. */
+function ResultCard({
+  title,
+  verdict,
+  validHeadline,
+  result,
+  children,
+}: {
+  /** What was checked, as the heading and the card's accessible name give it. */
+  title: string;
+  verdict: Verdict;
+  validHeadline: string;
+  result: { error?: { message: string } | null; warning?: { message: string } | null };
+  children: ComponentChildren;
+}) {
+  return (
+    <article class={`result result-${verdict}`} aria-label={title}>
+      <h3>{title}</h3>
+      <VerdictLine verdict={verdict}>
+        {verdict === "valid" ? validHeadline : verdict === "invalid" ? "Not valid" : "Could not be checked"}
+        {result.error && <>: {result.error.message}</>}
+      </VerdictLine>
+      {result.warning && (
+        <p class="notice notice-warning" role="note">
+          {result.warning.message}
+        </p>
+      )}
+      {children}
+    </article>
+  );
+}
 
 const SOURCES: Record<NonNullable<VatResult["source"]>, string> = {
   vies: "VIES, the EU's VAT information exchange system",
@@ -36,12 +69,6 @@ const VAT_SHOWN = [
 
 export function VatResultView({ result }: { result: VatResult }) {
   const verdict = verdictOf(result.valid);
-  const headline =
-    verdict === "valid"
-      ? "Valid: registered for VAT"
-      : verdict === "invalid"
-        ? "Not valid"
-        : "Could not be checked";
   const how = [
     result.cached && "from this service's cache",
     result.stale && "a copy kept from an earlier check",
@@ -49,20 +76,12 @@ export function VatResultView({ result }: { result: VatResult }) {
     .filter(Boolean)
     .join(", ");
   return (
-    <article
-      class={`result result-${verdict}`}
-      aria-label={`VAT number ${result.vat_number ?? result.input}`}
+    <ResultCard
+      title={`VAT number ${result.vat_number ?? result.input}`}
+      verdict={verdict}
+      validHeadline="Valid: registered for VAT"
+      result={result}
     >
-      <h3>VAT number {result.vat_number ?? result.input}</h3>
-      <VerdictLine verdict={verdict}>
-        {headline}
-        {result.error && <>: {result.error.message}</>}
-      </VerdictLine>
-      {result.warning && (
-        <p class="notice notice-warning" role="note">
-          {result.warning.message}
-        </p>
-      )}
       <dl class="fields">
         {result.country_name && (
           <div>
@@ -112,7 +131,7 @@ export function VatResultView({ result }: { result: VatResult }) {
       </dl>
       {result.match && <MatchView match={result.match} />}
       <OtherFields result={result} known={VAT_SHOWN} />
-    </article>
+    </ResultCard>
   );
 }
 
@@ -144,26 +163,17 @@ const NATIONAL_CHECK: Record<IbanResult["national_check"], string> = {
 
 export function IbanResultView({ result }: { result: IbanResult }) {
   const verdict = verdictOf(result.valid);
-  const headline =
-    verdict === "valid"
-      ? result.national_check === "failed"
-        ? "Valid IBAN, but its national check digits do not hold"
-        : "Valid IBAN"
-      : verdict === "invalid"
-        ? "Not valid"
-        : "Could not be checked";
   return (
-    <article class={`result result-${verdict}`} aria-label={`IBAN ${result.iban_formatted ?? result.input}`}>
-      <h3>IBAN {result.iban_formatted ?? result.input}</h3>
-      <VerdictLine verdict={verdict}>
-        {headline}
-        {result.error && <>: {result.error.message}</>}
-      </VerdictLine>
-      {result.warning && (
-        <p class="notice notice-warning" role="note">
-          {result.warning.message}
-        </p>
-      )}
+    <ResultCard
+      title={`IBAN ${result.iban_formatted ?? result.input}`}
+      verdict={verdict}
+      validHeadline={
+        result.national_check === "failed"
+          ? "Valid IBAN, but its national check digits do not hold"
+          : "Valid IBAN"
+      }
+      result={result}
+    >
       <Fields
         entries={[
           ["bank", result.bank?.name ?? (result.valid ? "not in the bundled bank registry" : null)],
@@ -177,6 +187,6 @@ export function IbanResultView({ result }: { result: IbanResult }) {
         ]}
       />
       <OtherFields result={result} known={IBAN_SHOWN} />
-    </article>
+    </ResultCard>
   );
 }
