@@ -1,39 +1,25 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { createLogger } from "../../../src/kernel/log.ts";
 import { createChUidClient } from "../../../src/vat/ch/client.ts";
-import { type UpstreamOutcome, upstreamFault } from "../../../src/vat/upstream.ts";
-import { startUidRegisterFake, type UidRegisterFake } from "../../fakes/uid-register.ts";
-import { fixedClock, NOW, TIMEOUT_MS } from "../vies/harness.ts";
+import { upstreamFault } from "../../../src/vat/upstream.ts";
+import { startUidRegisterFake } from "../../fakes/uid-register.ts";
+import { fakeForTests } from "../../support/fake-lifecycle.ts";
+import { fixedClock, notRegisteredBy, TIMEOUT_MS } from "../vies/harness.ts";
 
-let fake: UidRegisterFake;
-beforeAll(async () => {
-  fake = await startUidRegisterFake();
-});
-afterAll(() => fake.stop());
-beforeEach(() => fake.reset());
+const fake = fakeForTests(startUidRegisterFake);
 
-const checkedAt = new Date(NOW).toISOString();
 const options = { timeoutMs: TIMEOUT_MS };
 
 function client() {
   const lines: Record<string, unknown>[] = [];
   const log = createLogger("debug", (line) => lines.push(JSON.parse(line) as Record<string, unknown>));
-  return { client: createChUidClient({ baseUrl: fake.baseUrl, clock: fixedClock, log }), lines };
+  return { client: createChUidClient({ baseUrl: fake().baseUrl, clock: fixedClock, log }), lines };
 }
 
 const check = (number: string, timeoutMs = TIMEOUT_MS) =>
   client().client.check({ prefix: "CH", number }, { timeoutMs });
 
-const notRegistered: UpstreamOutcome = {
-  kind: "verdict",
-  valid: false,
-  name: null,
-  address: null,
-  checkedAt,
-  consultationNumber: null,
-  traderMatch: null,
-  source: "ch_uid",
-};
+const notRegistered = notRegisteredBy("ch_uid");
 
 describe("GetByUID: a verdict from the register's record", () => {
   test("in the VAT register and active: the name and the legal address of its first entry", async () => {
@@ -47,7 +33,7 @@ describe("GetByUID: a verdict from the register's record", () => {
 
   test("the request: SOAP 1.1, the quoted action, the UID's nine digits in eCH-0097", async () => {
     await check("E101329561");
-    expect(fake.calls.log).toEqual([
+    expect(fake().calls.log).toEqual([
       {
         uid: "101329561",
         soapAction: '"http://www.uid.admin.ch/xmlns/uid-wse/IPublicServices/GetByUID"',
@@ -73,7 +59,7 @@ describe("GetByUID: a verdict from the register's record", () => {
 
 describe("the register's faults are never a verdict", () => {
   test("Request_limit_exceeded: upstream_rate_limited", async () => {
-    fake.setRateLimit(1);
+    fake().setRateLimit(1);
     expect(await check("E101329561")).toMatchObject({ kind: "verdict", valid: true });
     expect(await check("E101329561")).toEqual(
       upstreamFault("upstream_rate_limited", "Request_limit_exceeded", false),
@@ -85,7 +71,7 @@ describe("the register's faults are never a verdict", () => {
   });
 
   test("a fault it is not known to send: service_unavailable, logged for operators", async () => {
-    fake.setBehaviour({ kind: "fault", fault: "Something_new" });
+    fake().setBehaviour({ kind: "fault", fault: "Something_new" });
     const { client: uid, lines } = client();
     expect(await uid.check({ prefix: "CH", number: "E101329561" }, options)).toEqual(
       upstreamFault("service_unavailable", "UNKNOWN_FAULT", false),
@@ -108,12 +94,12 @@ describe("the register's faults are never a verdict", () => {
       upstreamFault("service_unavailable", "NETWORK", true),
     ],
   ])("%s", async (_, behaviour, expected) => {
-    fake.setBehaviour(behaviour);
+    fake().setBehaviour(behaviour);
     expect(await check("E101329561")).toEqual(expected);
   });
 
   test("no answer in time: service_unavailable, retryable (nothing stands behind the register)", async () => {
-    fake.setBehaviour({ kind: "hang" });
+    fake().setBehaviour({ kind: "hang" });
     expect(await check("E101329561", 200)).toEqual(
       upstreamFault("service_unavailable", "CLIENT_TIMEOUT", true),
     );
@@ -122,7 +108,7 @@ describe("the register's faults are never a verdict", () => {
 
 describe("the fake refuses what the register's WCF endpoint refuses", () => {
   const post = (body: string, headers: Record<string, string>) =>
-    fetch(`${fake.baseUrl}/V5.0/PublicServices.svc`, { method: "POST", headers, body });
+    fetch(`${fake().baseUrl}/V5.0/PublicServices.svc`, { method: "POST", headers, body });
   const request = (ns: string) =>
     `<soapenv:Envelope xmlns:soapenv="http://schemas.xmlsoap.org/soap/envelope/" xmlns:uid="${ns}" xmlns:ech="http://www.ech.ch/xmlns/eCH-0097/5"><soapenv:Body><uid:GetByUID><uid:uid><ech:uidOrganisationIdCategorie>CHE</ech:uidOrganisationIdCategorie><ech:uidOrganisationId>101329561</ech:uidOrganisationId></uid:uid></uid:GetByUID></soapenv:Body></soapenv:Envelope>`;
   const action = '"http://www.uid.admin.ch/xmlns/uid-wse/IPublicServices/GetByUID"';

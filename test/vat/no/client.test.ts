@@ -1,33 +1,19 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { brregAddress, createNoBrregClient } from "../../../src/vat/no/client.ts";
-import { type UpstreamOutcome, upstreamFault } from "../../../src/vat/upstream.ts";
-import { type BrregFake, startBrregFake } from "../../fakes/brreg.ts";
-import { fixedClock, NOW, TIMEOUT_MS } from "../vies/harness.ts";
+import { upstreamFault } from "../../../src/vat/upstream.ts";
+import { startBrregFake } from "../../fakes/brreg.ts";
+import { fakeForTests } from "../../support/fake-lifecycle.ts";
+import { fixedClock, notRegisteredBy, TIMEOUT_MS } from "../vies/harness.ts";
 
-let fake: BrregFake;
-beforeAll(async () => {
-  fake = await startBrregFake();
-});
-afterAll(() => fake.stop());
-beforeEach(() => fake.reset());
+const fake = fakeForTests(startBrregFake);
 
-const checkedAt = new Date(NOW).toISOString();
 const check = (number: string, timeoutMs = TIMEOUT_MS) =>
-  createNoBrregClient({ baseUrl: fake.baseUrl, clock: fixedClock }).check(
+  createNoBrregClient({ baseUrl: fake().baseUrl, clock: fixedClock }).check(
     { prefix: "NO", number },
     { timeoutMs },
   );
 
-const notRegistered: UpstreamOutcome = {
-  kind: "verdict",
-  valid: false,
-  name: null,
-  address: null,
-  checkedAt,
-  consultationNumber: null,
-  traderMatch: null,
-  source: "no_brreg",
-};
+const notRegistered = notRegisteredBy("no_brreg");
 
 describe("Enhetsregisteret: a verdict from the unit", () => {
   test("in the VAT register and not deleted: `navn` and `forretningsadresse`", async () => {
@@ -37,7 +23,7 @@ describe("Enhetsregisteret: a verdict from the unit", () => {
       name: "EQUINOR ASA",
       address: "Forusbeen 50\n4035 STAVANGER",
     });
-    expect(fake.calls.log).toEqual([{ orgnr: "923609016", accept: "application/json" }]);
+    expect(fake().calls.log).toEqual([{ orgnr: "923609016", accept: "application/json" }]);
   });
 
   test("outside the VAT register, deleted (200 with `slettedato`), removed (410), unknown (404): not registered", async () => {
@@ -98,7 +84,7 @@ describe("every other answer is a fault, never a verdict", () => {
     ],
     ["a connection reset", { kind: "reset" } as const, upstreamFault("service_unavailable", "NETWORK", true)],
   ])("%s", async (_, behaviour, expected) => {
-    fake.setBehaviour(behaviour);
+    fake().setBehaviour(behaviour);
     expect(await check("923609016")).toEqual(expected);
   });
 
@@ -107,7 +93,7 @@ describe("every other answer is a fault, never a verdict", () => {
   });
 
   test("no answer in time: service_unavailable, retryable", async () => {
-    fake.setBehaviour({ kind: "hang" });
+    fake().setBehaviour({ kind: "hang" });
     expect(await check("923609016", 200)).toEqual(
       upstreamFault("service_unavailable", "CLIENT_TIMEOUT", true),
     );

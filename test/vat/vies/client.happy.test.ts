@@ -1,16 +1,12 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import type { UpstreamVerdict } from "../../../src/vat/upstream.ts";
 import { createViesClient, REQUESTER_PAUSE_MS } from "../../../src/vat/vies/client.ts";
-import { startViesFake, type ViesFake } from "../../fakes/vies.ts";
+import { startViesFake } from "../../fakes/vies.ts";
+import { fakeForTests } from "../../support/fake-lifecycle.ts";
 import { manualClock } from "../../support/manual-clock.ts";
-import { clientFor, fixedClock, NOW, TIMEOUT_MS } from "./harness.ts";
+import { clientFor, fixedClock, NOW, notRegisteredBy, TIMEOUT_MS } from "./harness.ts";
 
-let fake: ViesFake;
-beforeAll(async () => {
-  fake = await startViesFake();
-});
-afterAll(() => fake.stop());
-beforeEach(() => fake.reset());
+const fake = fakeForTests(startViesFake);
 
 const options = { timeoutMs: TIMEOUT_MS };
 const checkedAt = new Date(NOW).toISOString();
@@ -29,14 +25,14 @@ const REGISTERED: UpstreamVerdict = {
 
 describe("checkVat (no requester configured)", () => {
   test("a registered number: name, multi-line address, our own checkedAt, no consultation number", async () => {
-    const { client } = clientFor(fake);
+    const { client } = clientFor(fake());
     expect(await client.check({ prefix: "NL", number: "854265259B01" }, options)).toEqual(REGISTERED);
   });
 
   test("sends checkVat with the headers VIES accepts", async () => {
-    const { client } = clientFor(fake);
+    const { client } = clientFor(fake());
     await client.check({ prefix: "NL", number: "854265259B01" }, options);
-    expect(fake.calls.log).toEqual([
+    expect(fake().calls.log).toEqual([
       {
         door: "soap",
         operation: "checkVat",
@@ -48,11 +44,11 @@ describe("checkVat (no requester configured)", () => {
         soapAction: '""',
       },
     ]);
-    expect(fake.calls.byCountry).toEqual({ NL: 1 });
+    expect(fake().calls.byCountry).toEqual({ NL: 1 });
   });
 
   test("DE answers `---` for a valid number: name and address are null", async () => {
-    const { client } = clientFor(fake);
+    const { client } = clientFor(fake());
     expect(await client.check({ prefix: "DE", number: "811569869" }, options)).toMatchObject({
       kind: "verdict",
       valid: true,
@@ -62,22 +58,15 @@ describe("checkVat (no requester configured)", () => {
   });
 
   test("a number not registered is the verdict valid:false", async () => {
-    const { client } = clientFor(fake);
+    const { client } = clientFor(fake());
     expect(await client.check({ prefix: "NL", number: "9999999" }, options)).toEqual({
-      kind: "verdict",
-      valid: false,
-      name: null,
-      address: null,
-      checkedAt,
-      consultationNumber: null,
-      traderMatch: null,
-      source: "vies",
+      ...notRegisteredBy("vies"),
       path: "soap",
     });
   });
 
   test("an invalid number answered with empty name and address (CZ) gives nulls", async () => {
-    const { client } = clientFor(fake);
+    const { client } = clientFor(fake());
     expect(await client.check({ prefix: "CZ", number: "12345678" }, options)).toMatchObject({
       valid: false,
       name: null,
@@ -86,22 +75,22 @@ describe("checkVat (no requester configured)", () => {
   });
 
   test("a Belgian number with a leading zero round-trips as a string", async () => {
-    fake.addNumber("BE", "0123456789", { valid: true, name: "0042 SRL", address: "RUE 1\n1000 BRUXELLES" });
-    const { client } = clientFor(fake);
+    fake().addNumber("BE", "0123456789", { valid: true, name: "0042 SRL", address: "RUE 1\n1000 BRUXELLES" });
+    const { client } = clientFor(fake());
     expect(await client.check({ prefix: "BE", number: "0123456789" }, options)).toMatchObject({
       valid: true,
       name: "0042 SRL",
     });
-    expect(fake.calls.log[0]?.vatNumber).toBe("0123456789");
+    expect(fake().calls.log[0]?.vatNumber).toBe("0123456789");
   });
 
   test("CRLF addresses, trailing spaces and XML entities are normalized", async () => {
-    fake.addNumber("FR", "40303265045", {
+    fake().addNumber("FR", "40303265045", {
       valid: true,
       name: "A & B <SAS>",
       address: "\r\n1 RUE X   \r\n\r\n75001 PARIS\r\n",
     });
-    const { client } = clientFor(fake);
+    const { client } = clientFor(fake());
     expect(await client.check({ prefix: "FR", number: "40303265045" }, options)).toMatchObject({
       name: "A & B <SAS>",
       address: "1 RUE X\n75001 PARIS",
@@ -109,9 +98,9 @@ describe("checkVat (no requester configured)", () => {
   });
 
   test("inputs are XML-escaped: the fake reads back exactly what was sent", async () => {
-    const { client } = clientFor(fake);
+    const { client } = clientFor(fake());
     const outcome = await client.check({ prefix: "NL", number: "A&B<C>'\"" }, options);
-    expect(fake.calls.log[0]?.vatNumber).toBe("A&B<C>'\"");
+    expect(fake().calls.log[0]?.vatNumber).toBe("A&B<C>'\"");
     // The characters are outside the WSDL pattern: a refusal of the input, not a verdict.
     expect(outcome).toEqual({
       kind: "fault",
@@ -123,16 +112,16 @@ describe("checkVat (no requester configured)", () => {
   });
 
   test("Greece is EL and Northern Ireland XI", async () => {
-    fake.addNumber("EL", "094259216", { valid: true, name: "GREEK SA", address: "ATHINA" });
-    fake.addNumber("XI", "123456789", { valid: true, name: "NI LTD", address: "BELFAST" });
-    const { client } = clientFor(fake);
+    fake().addNumber("EL", "094259216", { valid: true, name: "GREEK SA", address: "ATHINA" });
+    fake().addNumber("XI", "123456789", { valid: true, name: "NI LTD", address: "BELFAST" });
+    const { client } = clientFor(fake());
     expect(await client.check({ prefix: "EL", number: "094259216" }, options)).toMatchObject({ valid: true });
     expect(await client.check({ prefix: "XI", number: "123456789" }, options)).toMatchObject({ valid: true });
   });
 
   test("a slow answer inside the timeout is still a verdict", async () => {
-    fake.setLatency({ NL: 300 });
-    const { client } = clientFor(fake);
+    fake().setLatency({ NL: 300 });
+    const { client } = clientFor(fake());
     expect(await client.check({ prefix: "NL", number: "854265259B01" }, { timeoutMs: 3_000 })).toMatchObject({
       kind: "verdict",
       valid: true,
@@ -141,7 +130,7 @@ describe("checkVat (no requester configured)", () => {
 
   test("a base URL with a trailing slash works", async () => {
     const client = createViesClient({
-      baseUrl: `${fake.baseUrl}/`,
+      baseUrl: `${fake().baseUrl}/`,
       requesterVat: null,
       protocol: "soap",
       clock: fixedClock,
@@ -156,7 +145,7 @@ describe("checkVatApprox with trader details (approximate matching)", () => {
   const RODRISA = { prefix: "ES", number: "B83891812" };
 
   test("Spain compares them itself: its codes, and no name or address (the name sent back is no record)", async () => {
-    const { client } = clientFor(fake);
+    const { client } = clientFor(fake());
     const trader = {
       name: "RODRISA AUTOMÓVILES",
       street: "Avda. Reina Victoria",
@@ -174,11 +163,11 @@ describe("checkVatApprox with trader details (approximate matching)", () => {
       source: "vies",
       path: "soap",
     });
-    expect(fake.calls.log[0]).toMatchObject({ operation: "checkVatApprox", requester: null, trader });
+    expect(fake().calls.log[0]).toMatchObject({ operation: "checkVatApprox", requester: null, trader });
   });
 
   test("with the requester too: one checkVatApprox carries both, and the consultation number comes back", async () => {
-    const { client } = clientFor(fake, "IE6388047V");
+    const { client } = clientFor(fake(), "IE6388047V");
     const outcome = await client.check(
       { ...RODRISA, trader: { name: "Other SL", companyType: "ES-1" } },
       options,
@@ -189,22 +178,22 @@ describe("checkVatApprox with trader details (approximate matching)", () => {
       traderMatch: { name: "mismatch", companyType: "not_processed" },
     });
     expect(outcome.kind === "verdict" && outcome.consultationNumber).toMatch(/^WAPI/);
-    expect(fake.calls.log).toHaveLength(1);
-    expect(fake.calls.log[0]).toMatchObject({
+    expect(fake().calls.log).toHaveLength(1);
+    expect(fake().calls.log[0]).toMatchObject({
       requester: { countryCode: "IE", vatNumber: "6388047V" },
       trader: { name: "Other SL", companyType: "ES-1" },
     });
   });
 
   test("a state that does not compare answers NOT_PROCESSED and discloses its record as usual", async () => {
-    const { client } = clientFor(fake);
+    const { client } = clientFor(fake());
     expect(
       await client.check({ prefix: "NL", number: "854265259B01", trader: { name: "GitHub" } }, options),
     ).toEqual({ ...REGISTERED, traderMatch: { name: "not_processed" } });
   });
 
   test("a number not registered: NOT_PROCESSED for what was sent", async () => {
-    const { client } = clientFor(fake);
+    const { client } = clientFor(fake());
     expect(
       await client.check({ prefix: "ES", number: "A13585625", trader: { name: "Acme" } }, options),
     ).toMatchObject({
@@ -217,7 +206,7 @@ describe("checkVatApprox with trader details (approximate matching)", () => {
 
 describe("checkVatApprox (requester configured)", () => {
   test("a valid number carries the consultation number", async () => {
-    const { client } = clientFor(fake, "IE6388047V");
+    const { client } = clientFor(fake(), "IE6388047V");
     const outcome = await client.check({ prefix: "NL", number: "854265259B01" }, options);
     expect(outcome).toMatchObject({
       kind: "verdict",
@@ -226,20 +215,20 @@ describe("checkVatApprox (requester configured)", () => {
       address: "VIJZELSTRAAT 00068\n1017HL AMSTERDAM",
     });
     expect(outcome.kind === "verdict" && outcome.consultationNumber).toMatch(/^WAPI[A-Za-z0-9]{12}$/);
-    expect(fake.calls.log[0]).toMatchObject({
+    expect(fake().calls.log[0]).toMatchObject({
       operation: "checkVatApprox",
       requester: { countryCode: "IE", vatNumber: "6388047V" },
     });
   });
 
   test("the configured requester is normalized before it is sent", async () => {
-    const { client } = clientFor(fake, "de 136-695-976");
+    const { client } = clientFor(fake(), "de 136-695-976");
     await client.check({ prefix: "NL", number: "854265259B01" }, options);
-    expect(fake.calls.log[0]?.requester).toEqual({ countryCode: "DE", vatNumber: "136695976" });
+    expect(fake().calls.log[0]?.requester).toEqual({ countryCode: "DE", vatNumber: "136695976" });
   });
 
   test("an invalid number comes with an empty requestIdentifier: consultation number null", async () => {
-    const { client } = clientFor(fake, "IE6388047V");
+    const { client } = clientFor(fake(), "IE6388047V");
     expect(await client.check({ prefix: "NL", number: "9999999" }, options)).toMatchObject({
       kind: "verdict",
       valid: false,
@@ -249,7 +238,7 @@ describe("checkVatApprox (requester configured)", () => {
   });
 
   test("DE through checkVatApprox: traderName/traderAddress `---` are null", async () => {
-    const { client } = clientFor(fake, "IE6388047V");
+    const { client } = clientFor(fake(), "IE6388047V");
     expect(await client.check({ prefix: "DE", number: "811569869" }, options)).toMatchObject({
       valid: true,
       name: null,
@@ -259,10 +248,10 @@ describe("checkVatApprox (requester configured)", () => {
 
   test("INVALID_REQUESTER_INFO: retried once as checkVat, without consultation number, and logged", async () => {
     // A well-formed requester VIES refuses all the same (deregistered, say).
-    fake.setBehaviour("NL", { kind: "fault", fault: "INVALID_REQUESTER_INFO" }, { times: 1 });
-    const { client, events } = clientFor(fake, "DE136695976");
+    fake().setBehaviour("NL", { kind: "fault", fault: "INVALID_REQUESTER_INFO" }, { times: 1 });
+    const { client, events } = clientFor(fake(), "DE136695976");
     expect(await client.check({ prefix: "NL", number: "854265259B01" }, options)).toEqual(REGISTERED);
-    expect(fake.calls.log.map((call) => call.operation)).toEqual(["checkVatApprox", "checkVat"]);
+    expect(fake().calls.log.map((call) => call.operation)).toEqual(["checkVatApprox", "checkVat"]);
     expect(events).toEqual([
       {
         event: "vies.requester_rejected",
@@ -279,8 +268,8 @@ describe("checkVatApprox (requester configured)", () => {
 
   test("after a refusal the requester is paused: plain checkVat at once, checkVatApprox again later", async () => {
     const clock = manualClock(NOW);
-    fake.setBehaviour("NL", { kind: "fault", fault: "INVALID_REQUESTER_INFO" }, { times: 1 });
-    const { client } = clientFor(fake, "DE136695976", clock);
+    fake().setBehaviour("NL", { kind: "fault", fault: "INVALID_REQUESTER_INFO" }, { times: 1 });
+    const { client } = clientFor(fake(), "DE136695976", clock);
     await client.check({ prefix: "NL", number: "854265259B01" }, options);
     clock.advance(REQUESTER_PAUSE_MS - 1);
     expect(await client.check({ prefix: "NL", number: "854265259B01" }, options)).toMatchObject({
@@ -291,7 +280,7 @@ describe("checkVatApprox (requester configured)", () => {
     clock.advance(1);
     const again = await client.check({ prefix: "NL", number: "854265259B01" }, options);
     expect(again.kind === "verdict" && again.consultationNumber).toMatch(/^WAPI/);
-    expect(fake.calls.log.map((call) => call.operation)).toEqual([
+    expect(fake().calls.log.map((call) => call.operation)).toEqual([
       "checkVatApprox",
       "checkVat",
       "checkVat",
@@ -300,9 +289,9 @@ describe("checkVatApprox (requester configured)", () => {
   });
 
   test("when the plain retry faults too, that fault is the outcome", async () => {
-    fake.setBehaviour("NL", { kind: "fault", fault: "INVALID_REQUESTER_INFO" }, { times: 1 });
-    fake.setBehaviour("NL", { kind: "fault", fault: "MS_UNAVAILABLE" }, { times: 1 });
-    const { client } = clientFor(fake, "IE6388047V");
+    fake().setBehaviour("NL", { kind: "fault", fault: "INVALID_REQUESTER_INFO" }, { times: 1 });
+    fake().setBehaviour("NL", { kind: "fault", fault: "MS_UNAVAILABLE" }, { times: 1 });
+    const { client } = clientFor(fake(), "IE6388047V");
     expect(await client.check({ prefix: "NL", number: "854265259B01" }, options)).toEqual({
       kind: "fault",
       code: "member_state_unavailable",
@@ -310,6 +299,6 @@ describe("checkVatApprox (requester configured)", () => {
       retryable: false,
       path: "soap",
     });
-    expect(fake.calls.total).toBe(2);
+    expect(fake().calls.total).toBe(2);
   });
 });

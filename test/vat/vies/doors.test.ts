@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import type {
   UpstreamCheck,
   UpstreamFault,
@@ -6,21 +6,16 @@ import type {
   UpstreamPath,
 } from "../../../src/vat/upstream.ts";
 import { startViesFake, VIES_FAULT_STRINGS, type ViesBehaviour, type ViesFake } from "../../fakes/vies.ts";
-import { clientFor, NOW, TIMEOUT_MS } from "./harness.ts";
+import { fakeForTests } from "../../support/fake-lifecycle.ts";
+import { clientFor, GITHUB, NOW, TIMEOUT_MS } from "./harness.ts";
 
 /**
  * Both doors lead to the same checks: for the same answer of VIES's back end (the fake serves
  * both from one state), the SOAP and the REST client give the same outcome, the door aside.
  */
-let fake: ViesFake;
-beforeAll(async () => {
-  fake = await startViesFake();
-});
-afterAll(() => fake.stop());
-beforeEach(() => fake.reset());
+const fake = fakeForTests(startViesFake);
 
 const checkedAt = new Date(NOW).toISOString();
-const GITHUB = { prefix: "NL", number: "854265259B01" };
 const DOORS: UpstreamPath[] = ["soap", "rest"];
 
 type Scenario = {
@@ -185,11 +180,11 @@ describe("the same outcome through either door", () => {
     test(scenario.name, async () => {
       const outcomes: UpstreamOutcome[] = [];
       for (const door of DOORS) {
-        fake.reset();
-        scenario.setup?.(fake);
-        const { client } = clientFor(fake, scenario.requesterVat ?? null, undefined, door);
+        fake().reset();
+        scenario.setup?.(fake());
+        const { client } = clientFor(fake(), scenario.requesterVat ?? null, undefined, door);
         outcomes.push(await client.check(scenario.check, { timeoutMs: scenario.timeoutMs ?? TIMEOUT_MS }));
-        expect(fake.calls.byDoor[door === "soap" ? "rest" : "soap"]).toBe(0);
+        expect(fake().calls.byDoor[door === "soap" ? "rest" : "soap"]).toBe(0);
       }
       expect(outcomes).toEqual(DOORS.map((path): UpstreamOutcome => ({ ...scenario.expected, path })));
     });
@@ -197,7 +192,7 @@ describe("the same outcome through either door", () => {
 
   test("a consultation number through either door", async () => {
     for (const door of DOORS) {
-      const { client } = clientFor(fake, "DE136695976", undefined, door);
+      const { client } = clientFor(fake(), "DE136695976", undefined, door);
       const outcome = await client.check(GITHUB, { timeoutMs: TIMEOUT_MS });
       expect(outcome).toMatchObject({
         kind: "verdict",
@@ -205,7 +200,7 @@ describe("the same outcome through either door", () => {
         consultationNumber: expect.stringMatching(/^WAPI/),
       });
     }
-    expect(fake.calls.log.map(({ door, requester }) => ({ door, requester }))).toEqual(
+    expect(fake().calls.log.map(({ door, requester }) => ({ door, requester }))).toEqual(
       DOORS.map((door) => ({ door, requester: { countryCode: "DE", vatNumber: "136695976" } })),
     );
   });

@@ -1,12 +1,12 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import {
   startViesFake,
   VIES_REST_CHECK_PATH,
   VIES_SERVICE_PATH,
   VIES_STATUS_PATH,
-  type ViesFake,
 } from "../../fakes/vies.ts";
 import { brusselsRequestDate, WEBLOGIC_500_PAGE } from "../../fakes/vies-wire.ts";
+import { fakeForTests } from "../../support/fake-lifecycle.ts";
 import {
   CHECK_VAT_APPROX_ES_MATCHING,
   CHECK_VAT_APPROX_INVALID,
@@ -21,18 +21,15 @@ import {
 } from "./samples.ts";
 
 /** The fake's sanity: what it sends must match the recorded VIES bytes, so client tests mean something. */
-let fake: ViesFake;
-beforeAll(async () => {
+const fake = fakeForTests(() =>
   // The day of the recordings, mid-morning in Brussels.
-  fake = await startViesFake({ now: () => Date.UTC(2023, 7, 11, 8, 0) });
-});
-afterAll(() => fake.stop());
-beforeEach(() => fake.reset());
+  startViesFake({ now: () => Date.UTC(2023, 7, 11, 8, 0) }),
+);
 
 const SOAP = { "Content-Type": "text/xml;charset=UTF-8", SOAPAction: '""' };
 
 function post(body: string, headers: Record<string, string> = SOAP): Promise<Response> {
-  return fetch(fake.baseUrl + VIES_SERVICE_PATH, { method: "POST", headers, body });
+  return fetch(fake().baseUrl + VIES_SERVICE_PATH, { method: "POST", headers, body });
 }
 
 describe("answers byte for byte like the recordings", () => {
@@ -81,7 +78,7 @@ describe("answers byte for byte like the recordings", () => {
   });
 
   test("a fault: the recorded 221 bytes", async () => {
-    fake.setBehaviour("NL", { kind: "fault", fault: "MS_MAX_CONCURRENT_REQ" });
+    fake().setBehaviour("NL", { kind: "fault", fault: "MS_MAX_CONCURRENT_REQ" });
     const response = await post(CHECK_VAT_REQUEST);
     expect(response.status).toBe(200);
     expect(response.headers.get("content-length")).toBe("221");
@@ -91,7 +88,7 @@ describe("answers byte for byte like the recordings", () => {
 
 describe("the REST door answers like the captures, from the same state as SOAP", () => {
   const postRest = (body: unknown) =>
-    fetch(fake.baseUrl + VIES_REST_CHECK_PATH, {
+    fetch(fake().baseUrl + VIES_REST_CHECK_PATH, {
       method: "POST",
       headers: { "Content-Type": "application/json" },
       body: JSON.stringify(body),
@@ -107,15 +104,15 @@ describe("the REST door answers like the captures, from the same state as SOAP",
   });
 
   test("a member state's fault set once reaches whichever door asks first, as the captured envelope", async () => {
-    fake.setBehaviour("NL", { kind: "fault", fault: "MS_UNAVAILABLE" }, { times: 1 });
+    fake().setBehaviour("NL", { kind: "fault", fault: "MS_UNAVAILABLE" }, { times: 1 });
     const response = await postRest({ countryCode: "NL", vatNumber: "854265259B01" });
     expect([response.status, await response.text()]).toEqual([200, REST_MS_UNAVAILABLE]);
     expect(await (await post(CHECK_VAT_REQUEST)).text()).toBe(CHECK_VAT_VALID);
-    expect(fake.calls.byDoor).toEqual({ soap: 1, rest: 1 });
+    expect(fake().calls.byDoor).toEqual({ soap: 1, rest: 1 });
   });
 
   test("one door broken, the other answering", async () => {
-    fake.setBehaviour("NL", { kind: "html", status: 503 }, { door: "soap" });
+    fake().setBehaviour("NL", { kind: "html", status: 503 }, { door: "soap" });
     expect((await post(CHECK_VAT_REQUEST)).status).toBe(503);
     expect(await (await postRest({ countryCode: "NL", vatNumber: "854265259B01" })).json()).toMatchObject({
       valid: true,
@@ -131,8 +128,8 @@ describe("refuses requests the way VIES does", () => {
     expect(response.status).toBe(500);
     expect(response.headers.get("content-type")).toStartWith("text/html");
     expect(await response.text()).toBe(WEBLOGIC_500_PAGE);
-    expect(fake.calls.total).toBe(1);
-    expect(fake.calls.byCountry).toEqual({});
+    expect(fake().calls.total).toBe(1);
+    expect(fake().calls.byCountry).toEqual({});
   });
 
   test("a non-empty SOAPAction → the client fault", async () => {
@@ -186,33 +183,33 @@ describe("refuses requests the way VIES does", () => {
   });
 
   test("unknown paths → 404", async () => {
-    expect((await fetch(`${fake.baseUrl}/taxation_customs/vies/nothing`)).status).toBe(404);
+    expect((await fetch(`${fake().baseUrl}/taxation_customs/vies/nothing`)).status).toBe(404);
   });
 });
 
 describe("behaviours and bookkeeping", () => {
   test("a prefix behaviour wins over `*`, and `times` runs out", async () => {
-    fake.setBehaviour("*", { kind: "fault", fault: "SERVICE_UNAVAILABLE" });
-    fake.setBehaviour("NL", { kind: "fault", fault: "TIMEOUT" }, { times: 1 });
+    fake().setBehaviour("*", { kind: "fault", fault: "SERVICE_UNAVAILABLE" });
+    fake().setBehaviour("NL", { kind: "fault", fault: "TIMEOUT" }, { times: 1 });
     const first = await (await post(CHECK_VAT_REQUEST)).text();
     const second = await (await post(CHECK_VAT_REQUEST)).text();
     expect(first).toContain("<faultstring>TIMEOUT</faultstring>");
     expect(second).toContain("<faultstring>SERVICE_UNAVAILABLE</faultstring>");
-    fake.clearBehaviour("*");
+    fake().clearBehaviour("*");
     expect(await (await post(CHECK_VAT_REQUEST)).text()).toBe(CHECK_VAT_VALID);
   });
 
   test("reset() ends hanging calls and clears counters and behaviours", async () => {
-    fake.setBehaviour("NL", { kind: "hang" });
+    fake().setBehaviour("NL", { kind: "hang" });
     const pending = post(CHECK_VAT_REQUEST).then(
       () => "answered",
       () => "connection closed",
     );
     await Bun.sleep(50);
-    expect(fake.calls.total).toBe(1);
-    fake.reset();
+    expect(fake().calls.total).toBe(1);
+    fake().reset();
     expect(await pending).toBe("connection closed");
-    expect(fake.calls).toEqual({
+    expect(fake().calls).toEqual({
       total: 0,
       byDoor: { soap: 0, rest: 0 },
       byCountry: {},
@@ -224,14 +221,14 @@ describe("behaviours and bookkeeping", () => {
   });
 
   test("per-country latency", async () => {
-    fake.setLatency({ NL: 250 });
+    fake().setLatency({ NL: 250 });
     const started = performance.now();
     await post(CHECK_VAT_REQUEST);
     expect(performance.now() - started).toBeGreaterThanOrEqual(240);
   });
 
   test("the old soap: fault shape defaults to HTTP 500", async () => {
-    fake.setBehaviour("NL", { kind: "fault", fault: "MS_UNAVAILABLE", style: "soap" });
+    fake().setBehaviour("NL", { kind: "fault", fault: "MS_UNAVAILABLE", style: "soap" });
     const response = await post(CHECK_VAT_REQUEST);
     expect(response.status).toBe(500);
     expect(await response.text()).toBe(
@@ -242,8 +239,8 @@ describe("behaviours and bookkeeping", () => {
 
 describe("REST check-status", () => {
   test("pretty-printed the way Jackson does", async () => {
-    fake.setStatus({ kind: "json", countries: { DE: "Unavailable" } });
-    const body = await (await fetch(fake.baseUrl + VIES_STATUS_PATH)).text();
+    fake().setStatus({ kind: "json", countries: { DE: "Unavailable" } });
+    const body = await (await fetch(fake().baseUrl + VIES_STATUS_PATH)).text();
     expect(body).toStartWith(
       '{\n  "vow" : {\n    "available" : true\n  },\n  "countries" : [ {\n    "countryCode" : "AT",\n    "availability" : "Available"\n  }, {',
     );
@@ -252,8 +249,8 @@ describe("REST check-status", () => {
   });
 
   test("actionSucceed:false as logged from the real API", async () => {
-    fake.setStatus({ kind: "actionFailed", error: "MS_UNAVAILABLE" });
-    const response = await fetch(fake.baseUrl + VIES_STATUS_PATH);
+    fake().setStatus({ kind: "actionFailed", error: "MS_UNAVAILABLE" });
+    const response = await fetch(fake().baseUrl + VIES_STATUS_PATH);
     expect(response.status).toBe(200);
     expect(await response.text()).toBe(
       '{\n  "actionSucceed" : false,\n  "errorWrappers" : [ {\n    "error" : "MS_UNAVAILABLE"\n  } ]\n}',

@@ -1,21 +1,15 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import type { FetchLike } from "../../../src/vat/transport.ts";
 import { createViesClient } from "../../../src/vat/vies/client.ts";
-import { startViesFake, VIES_SERVICE_PATH, type ViesBehaviour, type ViesFake } from "../../fakes/vies.ts";
-import { answerEnvelope } from "../../fakes/vies-wire.ts";
-import { clientFor, fixedClock, type LoggedEvent, TIMEOUT_MS } from "./harness.ts";
+import { startViesFake, VIES_SERVICE_PATH, type ViesBehaviour } from "../../fakes/vies.ts";
+import { fakeForTests } from "../../support/fake-lifecycle.ts";
+import { clientFor, fixedClock, GITHUB, type LoggedEvent, NORMAL_ANSWER, TIMEOUT_MS } from "./harness.ts";
 
 /** `VIES_PROTOCOL=auto`: SOAP first, the REST door only when the SOAP door itself failed. */
-let fake: ViesFake;
-beforeAll(async () => {
-  fake = await startViesFake();
-});
-afterAll(() => fake.stop());
-beforeEach(() => fake.reset());
+const fake = fakeForTests(startViesFake);
 
 const options = { timeoutMs: TIMEOUT_MS };
-const GITHUB = { prefix: "NL", number: "854265259B01" };
-const auto = (requesterVat: string | null = null) => clientFor(fake, requesterVat, undefined, "auto");
+const auto = (requesterVat: string | null = null) => clientFor(fake(), requesterVat, undefined, "auto");
 
 /** A fetch whose calls to the SOAP path fail as `error` does before any byte of HTTP. */
 function soapUnreachable(error: Error): FetchLike {
@@ -37,16 +31,7 @@ describe("a failure of the SOAP door itself: asked again through REST", () => {
         kind: "body",
         status: 500,
         contentType: "text/xml; charset=UTF-8",
-        body: answerEnvelope({
-          operation: "checkVat",
-          countryCode: "NL",
-          vatNumber: "854265259B01",
-          requestDate: "2024-07-01+02:00",
-          valid: false,
-          name: "---",
-          address: "---",
-          requestIdentifier: "",
-        }),
+        body: NORMAL_ANSWER,
       },
     ],
     [
@@ -61,7 +46,7 @@ describe("a failure of the SOAP door itself: asked again through REST", () => {
   ];
   for (const [name, behaviour] of DOOR_FAILURES) {
     test(`${name} → the REST door's verdict`, async () => {
-      fake.setBehaviour("NL", behaviour, { door: "soap" });
+      fake().setBehaviour("NL", behaviour, { door: "soap" });
       const { client } = auto();
       expect(await client.check(GITHUB, options)).toMatchObject({
         kind: "verdict",
@@ -69,7 +54,7 @@ describe("a failure of the SOAP door itself: asked again through REST", () => {
         name: "GITHUB B.V.",
         path: "rest",
       });
-      expect(fake.calls.byDoor).toEqual({ soap: 1, rest: 1 });
+      expect(fake().calls.byDoor).toEqual({ soap: 1, rest: 1 });
     });
   }
 
@@ -81,7 +66,7 @@ describe("a failure of the SOAP door itself: asked again through REST", () => {
       }),
     ]) {
       const client = createViesClient({
-        baseUrl: fake.baseUrl,
+        baseUrl: fake().baseUrl,
         requesterVat: null,
         clock: fixedClock,
         fetch: soapUnreachable(error),
@@ -92,11 +77,11 @@ describe("a failure of the SOAP door itself: asked again through REST", () => {
         path: "rest",
       });
     }
-    expect(fake.calls.byDoor).toEqual({ soap: 0, rest: 2 });
+    expect(fake().calls.byDoor).toEqual({ soap: 0, rest: 2 });
   });
 
   test("with a requester and trader details: the REST call carries them, and the answer is the same", async () => {
-    fake.setBehaviour("ES", { kind: "reset" }, { door: "soap" });
+    fake().setBehaviour("ES", { kind: "reset" }, { door: "soap" });
     const { client } = auto("DE136695976");
     const trader = { name: "Rodrisa Automoviles", city: "Madrid" };
     expect(await client.check({ prefix: "ES", number: "B83891812", trader }, options)).toMatchObject({
@@ -106,7 +91,7 @@ describe("a failure of the SOAP door itself: asked again through REST", () => {
       traderMatch: { name: "match", city: "mismatch" },
       path: "rest",
     });
-    expect(fake.calls.log.at(-1)).toMatchObject({
+    expect(fake().calls.log.at(-1)).toMatchObject({
       door: "rest",
       requester: { countryCode: "DE", vatNumber: "136695976" },
       trader,
@@ -114,8 +99,8 @@ describe("a failure of the SOAP door itself: asked again through REST", () => {
   });
 
   test("both doors down: the REST door's fault, retryable as it says", async () => {
-    fake.setBehaviour("NL", { kind: "reset" }, { door: "soap" });
-    fake.setBehaviour("NL", { kind: "html", status: 503 }, { door: "rest" });
+    fake().setBehaviour("NL", { kind: "reset" }, { door: "soap" });
+    fake().setBehaviour("NL", { kind: "html", status: 503 }, { door: "rest" });
     const { client } = auto();
     expect(await client.check(GITHUB, options)).toEqual({
       kind: "fault",
@@ -127,9 +112,9 @@ describe("a failure of the SOAP door itself: asked again through REST", () => {
   });
 
   test("the REST call has what is left of the same deadline, not one of its own", async () => {
-    fake.setLatency({ NL: 250 });
-    fake.setBehaviour("NL", { kind: "html", status: 503 }, { door: "soap" });
-    fake.setBehaviour("NL", { kind: "hang" }, { door: "rest" });
+    fake().setLatency({ NL: 250 });
+    fake().setBehaviour("NL", { kind: "html", status: 503 }, { door: "soap" });
+    fake().setBehaviour("NL", { kind: "hang" }, { door: "rest" });
     const { client } = auto();
     const started = performance.now();
     expect(await client.check(GITHUB, { timeoutMs: 600 })).toMatchObject({
@@ -145,15 +130,15 @@ describe("a failure of the SOAP door itself: asked again through REST", () => {
 
   test("the SOAP door's failure is logged once, and its recovery once", async () => {
     const { client, events } = auto();
-    fake.setBehaviour("NL", { kind: "html", status: 502 }, { door: "soap" });
+    fake().setBehaviour("NL", { kind: "html", status: 502 }, { door: "soap" });
     for (let i = 0; i < 3; i += 1) await client.check(GITHUB, options);
-    fake.clearBehaviour("NL");
+    fake().clearBehaviour("NL");
     for (let i = 0; i < 2; i += 1) await client.check(GITHUB, options);
     expect(events).toEqual<LoggedEvent[]>([
       { event: "vies.soap_door_failed", fields: { detail: "HTTP_502", countryCode: "NL" } },
       { event: "vies.soap_door_recovered", fields: { countryCode: "NL" } },
     ]);
-    expect(fake.calls.byDoor).toEqual({ soap: 5, rest: 3 });
+    expect(fake().calls.byDoor).toEqual({ soap: 5, rest: 3 });
   });
 });
 
@@ -179,22 +164,22 @@ describe("a failure that is about the member state or the check: not asked again
   ];
   for (const [name, behaviour] of NOT_DOOR_FAILURES) {
     test(name, async () => {
-      fake.setBehaviour("NL", behaviour, { door: "soap" });
+      fake().setBehaviour("NL", behaviour, { door: "soap" });
       const { client } = auto();
       expect(await client.check(GITHUB, options)).toMatchObject({ kind: "fault", path: "soap" });
-      expect(fake.calls.byDoor).toEqual({ soap: 1, rest: 0 });
+      expect(fake().calls.byDoor).toEqual({ soap: 1, rest: 0 });
     });
   }
 
   test("our own deadline passing: the member state is slow, whichever door", async () => {
-    fake.setBehaviour("NL", { kind: "hang" }, { door: "soap" });
+    fake().setBehaviour("NL", { kind: "hang" }, { door: "soap" });
     const { client } = auto();
     expect(await client.check(GITHUB, { timeoutMs: 200 })).toMatchObject({
       code: "member_state_unavailable",
       detail: "CLIENT_TIMEOUT",
       path: "soap",
     });
-    expect(fake.calls.byDoor.rest).toBe(0);
+    expect(fake().calls.byDoor.rest).toBe(0);
   });
 
   test("the caller giving up", async () => {
@@ -203,31 +188,31 @@ describe("a failure that is about the member state or the check: not asked again
       detail: "ABORTED",
       path: "soap",
     });
-    expect(fake.calls.byDoor.rest).toBe(0);
+    expect(fake().calls.byDoor.rest).toBe(0);
   });
 });
 
 describe("one door only", () => {
   test("`soap`: a failing SOAP door is the answer", async () => {
-    fake.setBehaviour("NL", { kind: "reset" }, { door: "soap" });
-    const { client } = clientFor(fake, null, undefined, "soap");
+    fake().setBehaviour("NL", { kind: "reset" }, { door: "soap" });
+    const { client } = clientFor(fake(), null, undefined, "soap");
     expect(await client.check(GITHUB, options)).toMatchObject({ detail: "NETWORK", path: "soap" });
-    expect(fake.calls.byDoor).toEqual({ soap: 1, rest: 0 });
+    expect(fake().calls.byDoor).toEqual({ soap: 1, rest: 0 });
   });
 
   test("`rest`: the SOAP door is never asked, down or not", async () => {
-    fake.setBehaviour("NL", { kind: "html", status: 503 }, { door: "soap" });
-    const { client } = clientFor(fake, null, undefined, "rest");
+    fake().setBehaviour("NL", { kind: "html", status: 503 }, { door: "soap" });
+    const { client } = clientFor(fake(), null, undefined, "rest");
     expect(await client.check(GITHUB, options)).toMatchObject({ kind: "verdict", path: "rest" });
-    fake.setBehaviour("NL", { kind: "reset" }, { door: "rest" });
+    fake().setBehaviour("NL", { kind: "reset" }, { door: "rest" });
     expect(await client.check(GITHUB, options)).toMatchObject({ detail: "NETWORK", path: "rest" });
-    expect(fake.calls.byDoor).toEqual({ soap: 0, rest: 2 });
+    expect(fake().calls.byDoor).toEqual({ soap: 0, rest: 2 });
   });
 
   test("auto with the REST door down: SOAP answers, REST is not asked", async () => {
-    fake.setBehaviour("NL", { kind: "reset" }, { door: "rest" });
+    fake().setBehaviour("NL", { kind: "reset" }, { door: "rest" });
     const { client } = auto();
     expect(await client.check(GITHUB, options)).toMatchObject({ kind: "verdict", path: "soap" });
-    expect(fake.calls.byDoor).toEqual({ soap: 1, rest: 0 });
+    expect(fake().calls.byDoor).toEqual({ soap: 1, rest: 0 });
   });
 });

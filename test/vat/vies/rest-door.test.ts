@@ -1,19 +1,14 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import type { UpstreamFault } from "../../../src/vat/upstream.ts";
 import { buildRestRequest, readRestReply } from "../../../src/vat/vies/rest-door.ts";
-import { startViesFake, VIES_REST_CHECK_PATH, type ViesFake } from "../../fakes/vies.ts";
-import { clientFor, TIMEOUT_MS } from "./harness.ts";
+import { startViesFake, VIES_REST_CHECK_PATH } from "../../fakes/vies.ts";
+import { fakeForTests } from "../../support/fake-lifecycle.ts";
+import { clientFor, GITHUB, TIMEOUT_MS } from "./harness.ts";
 import { REST_CHECK_VALID, REST_MS_UNAVAILABLE } from "./samples.ts";
 
-let fake: ViesFake;
-beforeAll(async () => {
-  fake = await startViesFake();
-});
-afterAll(() => fake.stop());
-beforeEach(() => fake.reset());
+const fake = fakeForTests(startViesFake);
 
 const options = { timeoutMs: TIMEOUT_MS };
-const GITHUB = { prefix: "NL", number: "854265259B01" };
 const restFault = (code: UpstreamFault["code"], detail: string): UpstreamFault => ({
   kind: "fault",
   code,
@@ -49,12 +44,12 @@ describe("the check-vat-number request", () => {
   });
 
   test("is sent as JSON to the REST path, read back by the fake as sent", async () => {
-    const { client } = clientFor(fake, "DE136695976", undefined, "rest");
+    const { client } = clientFor(fake(), "DE136695976", undefined, "rest");
     await client.check(
       { prefix: "ES", number: "B83891812", trader: { city: "Alcorcón", street: 'Avda. "Reina" Victoria' } },
       options,
     );
-    expect(fake.calls.log).toEqual([
+    expect(fake().calls.log).toEqual([
       {
         door: "rest",
         operation: "check-vat-number",
@@ -162,8 +157,8 @@ describe("readRestReply", () => {
 
 describe("the REST door's own errors", () => {
   test("VOW-ERR-* with HTTP 400: our request refused, service_unavailable, logged for operators", async () => {
-    fake.setBehaviour("NL", { kind: "fault", fault: "VOW-ERR-11", status: 400 });
-    const { client, events } = clientFor(fake, null, undefined, "rest");
+    fake().setBehaviour("NL", { kind: "fault", fault: "VOW-ERR-11", status: 400 });
+    const { client, events } = clientFor(fake(), null, undefined, "rest");
     expect(await client.check(GITHUB, options)).toEqual(restFault("service_unavailable", "VOW-ERR-11"));
     expect(events).toEqual([
       {
@@ -174,17 +169,17 @@ describe("the REST door's own errors", () => {
   });
 
   test("VOW-ERR-* otherwise: the platform failing, not retried, not alerted", async () => {
-    fake.setBehaviour("NL", { kind: "fault", fault: "VOW-ERR-1", status: 500 });
-    const { client, events } = clientFor(fake, null, undefined, "rest");
+    fake().setBehaviour("NL", { kind: "fault", fault: "VOW-ERR-1", status: 500 });
+    const { client, events } = clientFor(fake(), null, undefined, "rest");
     expect(await client.check(GITHUB, options)).toEqual(restFault("service_unavailable", "VOW-ERR-1"));
     expect(events).toEqual([]);
   });
 
   test("IP_BLOCKED and INVALID_REQUESTER_INFO map as through SOAP", async () => {
-    fake.setBehaviour("NL", { kind: "fault", fault: "IP_BLOCKED" });
-    const { client, events } = clientFor(fake, "IE6388047V", undefined, "rest");
+    fake().setBehaviour("NL", { kind: "fault", fault: "IP_BLOCKED" });
+    const { client, events } = clientFor(fake(), "IE6388047V", undefined, "rest");
     expect(await client.check(GITHUB, options)).toEqual(restFault("service_unavailable", "IP_BLOCKED"));
-    fake.setBehaviour("NL", { kind: "fault", fault: "INVALID_REQUESTER_INFO" });
+    fake().setBehaviour("NL", { kind: "fault", fault: "INVALID_REQUESTER_INFO" });
     expect(await client.check(GITHUB, options)).toEqual(
       restFault("service_unavailable", "INVALID_REQUESTER_INFO"),
     );
@@ -198,7 +193,7 @@ describe("the REST door's own errors", () => {
 
 describe("the fake's REST door refuses what VIES refuses", () => {
   const post = (body: unknown, contentType = "application/json") =>
-    fetch(fake.baseUrl + VIES_REST_CHECK_PATH, {
+    fetch(fake().baseUrl + VIES_REST_CHECK_PATH, {
       method: "POST",
       headers: { "Content-Type": contentType },
       body: typeof body === "string" ? body : JSON.stringify(body),

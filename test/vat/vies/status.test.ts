@@ -1,36 +1,32 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { createViesStatusClient, parseCheckStatus } from "../../../src/vat/vies/status.ts";
-import { startViesFake, type ViesFake } from "../../fakes/vies.ts";
+import { startViesFake } from "../../fakes/vies.ts";
 import { VIES_COUNTRIES } from "../../fakes/vies-wire.ts";
+import { fakeForTests } from "../../support/fake-lifecycle.ts";
 
-let fake: ViesFake;
-beforeAll(async () => {
-  fake = await startViesFake();
-});
-afterAll(() => fake.stop());
-beforeEach(() => fake.reset());
+const fake = fakeForTests(startViesFake);
 
 const TIMEOUT_MS = 5_000;
 
 describe("createViesStatusClient against the fake", () => {
   test("all member states available", async () => {
-    const status = await createViesStatusClient({ baseUrl: fake.baseUrl }).fetchStatus(TIMEOUT_MS);
+    const status = await createViesStatusClient({ baseUrl: fake().baseUrl }).fetchStatus(TIMEOUT_MS);
     expect(status).toEqual({
       ok: true,
       vowAvailable: true,
       countries: VIES_COUNTRIES.map((countryCode) => ({ countryCode, availability: "Available" })),
     });
-    expect(fake.calls.status).toBe(1);
-    expect(fake.calls.total).toBe(0);
+    expect(fake().calls.status).toBe(1);
+    expect(fake().calls.total).toBe(0);
   });
 
   test("mixed availability and VoW down, values kept as sent", async () => {
-    fake.setStatus({
+    fake().setStatus({
       kind: "json",
       vowAvailable: false,
       countries: { DE: "Unavailable", MT: "Monitoring Disabled" },
     });
-    const status = await createViesStatusClient({ baseUrl: fake.baseUrl }).fetchStatus(TIMEOUT_MS);
+    const status = await createViesStatusClient({ baseUrl: fake().baseUrl }).fetchStatus(TIMEOUT_MS);
     expect(status.ok && status.vowAvailable).toBe(false);
     expect(status.ok && status.countries.filter((c) => c.availability !== "Available")).toEqual([
       { countryCode: "DE", availability: "Unavailable" },
@@ -39,53 +35,58 @@ describe("createViesStatusClient against the fake", () => {
   });
 
   test("actionSucceed:false with HTTP 200 → the VIES error", async () => {
-    fake.setStatus({ kind: "actionFailed", error: "SERVICE_UNAVAILABLE" });
-    expect(await createViesStatusClient({ baseUrl: fake.baseUrl }).fetchStatus(TIMEOUT_MS)).toEqual({
+    fake().setStatus({ kind: "actionFailed", error: "SERVICE_UNAVAILABLE" });
+    expect(await createViesStatusClient({ baseUrl: fake().baseUrl }).fetchStatus(TIMEOUT_MS)).toEqual({
       ok: false,
       detail: "SERVICE_UNAVAILABLE",
     });
   });
 
   test("actionSucceed:false with HTTP 500 → still the VIES error", async () => {
-    fake.setStatus({ kind: "actionFailed", error: "MS_UNAVAILABLE", status: 500 });
-    expect(await createViesStatusClient({ baseUrl: fake.baseUrl }).fetchStatus(TIMEOUT_MS)).toEqual({
+    fake().setStatus({ kind: "actionFailed", error: "MS_UNAVAILABLE", status: 500 });
+    expect(await createViesStatusClient({ baseUrl: fake().baseUrl }).fetchStatus(TIMEOUT_MS)).toEqual({
       ok: false,
       detail: "MS_UNAVAILABLE",
     });
   });
 
   test("HTML 503 → HTTP_503", async () => {
-    fake.setStatus({ kind: "html", status: 503 });
-    expect(await createViesStatusClient({ baseUrl: fake.baseUrl }).fetchStatus(TIMEOUT_MS)).toEqual({
+    fake().setStatus({ kind: "html", status: 503 });
+    expect(await createViesStatusClient({ baseUrl: fake().baseUrl }).fetchStatus(TIMEOUT_MS)).toEqual({
       ok: false,
       detail: "HTTP_503",
     });
   });
 
   test("a valid-looking body with a non-2xx status is not trusted", async () => {
-    fake.setStatus({
+    fake().setStatus({
       kind: "body",
       status: 502,
       contentType: "application/json",
       body: '{"vow":{"available":true},"countries":[]}',
     });
-    expect(await createViesStatusClient({ baseUrl: fake.baseUrl }).fetchStatus(TIMEOUT_MS)).toEqual({
+    expect(await createViesStatusClient({ baseUrl: fake().baseUrl }).fetchStatus(TIMEOUT_MS)).toEqual({
       ok: false,
       detail: "HTTP_502",
     });
   });
 
   test("non-JSON with HTTP 200 → UNPARSEABLE", async () => {
-    fake.setStatus({ kind: "body", status: 200, contentType: "text/html", body: "<html>maintenance</html>" });
-    expect(await createViesStatusClient({ baseUrl: fake.baseUrl }).fetchStatus(TIMEOUT_MS)).toEqual({
+    fake().setStatus({
+      kind: "body",
+      status: 200,
+      contentType: "text/html",
+      body: "<html>maintenance</html>",
+    });
+    expect(await createViesStatusClient({ baseUrl: fake().baseUrl }).fetchStatus(TIMEOUT_MS)).toEqual({
       ok: false,
       detail: "UNPARSEABLE",
     });
   });
 
   test("a hanging endpoint → CLIENT_TIMEOUT", async () => {
-    fake.setStatus({ kind: "hang" });
-    expect(await createViesStatusClient({ baseUrl: fake.baseUrl }).fetchStatus(150)).toEqual({
+    fake().setStatus({ kind: "hang" });
+    expect(await createViesStatusClient({ baseUrl: fake().baseUrl }).fetchStatus(150)).toEqual({
       ok: false,
       detail: "CLIENT_TIMEOUT",
     });
