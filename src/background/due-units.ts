@@ -72,6 +72,8 @@ export async function dueUnits(
  * Moves each unit's due time to its earliest pending work, and drops the units that have none
  * (for units a claim found with less due than it asked for), in one statement. A unit marked
  * meanwhile is left as the mark set it: its work may have changed after this statement read it.
+ * A unit whose time would not move is not written (one whose due work waits for a member state
+ * at its cap is found, and settled, at every tick).
  */
 export async function settleUnits(database: Database, queue: QueueUnits, units: string[]): Promise<void> {
   if (units.length === 0) return;
@@ -83,7 +85,7 @@ export async function settleUnits(database: Database, queue: QueueUnits, units: 
     ), moved AS (
       UPDATE work_due d SET due_at = seen.earliest FROM seen
       WHERE d.queue = ${queue.name} AND d.unit = seen.unit AND d.marks = seen.marks
-        AND seen.earliest IS NOT NULL
+        AND seen.earliest IS NOT NULL AND d.due_at IS DISTINCT FROM seen.earliest
     )
     DELETE FROM work_due d USING seen
     WHERE d.queue = ${queue.name} AND d.unit = seen.unit AND d.marks = seen.marks AND seen.earliest IS NULL`);
