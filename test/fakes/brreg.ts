@@ -6,7 +6,8 @@
  */
 import type { IncomingMessage } from "node:http";
 import {
-  behaviourQueue,
+  type EndpointControls,
+  fakeEndpoint,
   type OutageBehaviour,
   performOutage,
   type Reply,
@@ -38,12 +39,11 @@ export type BrregBehaviour =
   /** Any status, with a body (empty by default). */
   { kind: "status"; status: number; body?: string; contentType?: string } | OutageBehaviour;
 
-export type BrregFake = {
+export type BrregCall = { orgnr: string; accept: string | null };
+
+export type BrregFake = EndpointControls<BrregBehaviour, BrregCall> & {
   baseUrl: string;
-  calls: { total: number; log: { orgnr: string; accept: string | null }[] };
   addUnit(orgnr: string, unit: BrregUnit): void;
-  setBehaviour(behaviour: BrregBehaviour, options?: { times?: number }): void;
-  setLatency(ms: number): void;
   reset(): void;
   stop(): Promise<void>;
 };
@@ -147,9 +147,7 @@ const springError = (status: number, error: string, path: string) =>
 
 export async function startBrregFake(): Promise<BrregFake> {
   const units = new Map<string, BrregUnit>(Object.entries(DEFAULT_BRREG_UNITS));
-  const behaviours = behaviourQueue<BrregBehaviour>();
-  let latency = 0;
-  const calls = { total: 0, log: [] as { orgnr: string; accept: string | null }[] };
+  const endpoint = fakeEndpoint<BrregBehaviour, BrregCall>();
 
   const perform = (behaviour: BrregBehaviour, request: IncomingMessage): Reply | null =>
     behaviour.kind === "status"
@@ -166,37 +164,28 @@ export async function startBrregFake(): Promise<BrregFake> {
     if (!path.startsWith(BRREG_UNIT_PATH) || request.method !== "GET")
       return springError(404, "Not Found", path);
     const orgnr = decodeURIComponent(path.slice(BRREG_UNIT_PATH.length));
-    calls.total += 1;
-    calls.log.push({ orgnr, accept: request.headers.accept ?? null });
-    const behaviour = behaviours.take();
-    if (behaviour?.kind === "hang") return perform(behaviour, request);
-    if (latency > 0) await Bun.sleep(latency);
-    if (behaviour) return perform(behaviour, request);
-    if (!/^\d{9}$/.test(orgnr)) return springError(400, "Bad Request", path);
-    const unit = units.get(orgnr);
-    return unit === undefined ? springError(404, "Not Found", path) : unitReply(orgnr, unit);
+    return endpoint.answer(
+      { orgnr, accept: request.headers.accept ?? null },
+      (behaviour) => perform(behaviour, request),
+      () => {
+        if (!/^\d{9}$/.test(orgnr)) return springError(400, "Bad Request", path);
+        const unit = units.get(orgnr);
+        return unit === undefined ? springError(404, "Not Found", path) : unitReply(orgnr, unit);
+      },
+    );
   });
 
   return {
+    ...endpoint.controls,
     baseUrl: server.baseUrl,
-    calls,
     addUnit(orgnr, unit) {
       units.set(orgnr, unit);
-    },
-    setBehaviour(behaviour, behaviourOptions = {}) {
-      behaviours.set(behaviour, behaviourOptions.times);
-    },
-    setLatency(ms) {
-      latency = ms;
     },
     reset() {
       units.clear();
       for (const [orgnr, unit] of Object.entries(DEFAULT_BRREG_UNITS)) units.set(orgnr, unit);
-      behaviours.clear();
-      latency = 0;
+      endpoint.clear();
       server.endParked();
-      calls.total = 0;
-      calls.log = [];
     },
     stop: () => server.stop(),
   };

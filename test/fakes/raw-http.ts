@@ -96,27 +96,56 @@ export async function startRawServer(
   };
 }
 
-/** How a fake answers instead of its registry: a behaviour for every call, or for the next few. */
-export type BehaviourQueue<B> = {
-  /** For every call from now on, or (with `times`) the next `times` calls before the previous one. */
-  set(behaviour: B, times?: number): void;
-  /** The behaviour for this call, if any. */
-  take(): B | null;
-  clear(): void;
+/** What a test controls of a fake's endpoint besides its records. */
+export type EndpointControls<B, C> = {
+  /** Every call the endpoint was sent since the last reset, in order. */
+  calls: { total: number; log: C[] };
+  /** Answers every call so, or (with `times`) the next `times` calls before the previous behaviour. */
+  setBehaviour(behaviour: B, options?: { times?: number }): void;
+  setLatency(ms: number): void;
 };
 
-export function behaviourQueue<B>(): BehaviourQueue<B> {
-  let persistent: B | null = null;
+/**
+ * The state a fake of one endpoint keeps besides its records, and the order it answers in:
+ * the call counted first, a hanging behaviour played at once, anything else after the latency.
+ * Only how a behaviour is played, and what the protocol answers without one, is the fake's own.
+ */
+export function fakeEndpoint<B extends { kind: string }, C>() {
+  let always: B | null = null;
   let upcoming: B[] = [];
-  return {
-    set(behaviour, times) {
-      if (times === undefined) persistent = behaviour;
-      else for (let i = 0; i < times; i += 1) upcoming.push(behaviour);
+  let latency = 0;
+  const calls: EndpointControls<B, C>["calls"] = { total: 0, log: [] };
+  const controls: EndpointControls<B, C> = {
+    calls,
+    setBehaviour(behaviour, options = {}) {
+      if (options.times === undefined) always = behaviour;
+      else for (let i = 0; i < options.times; i += 1) upcoming.push(behaviour);
     },
-    take: () => upcoming.shift() ?? persistent,
+    setLatency(ms) {
+      latency = ms;
+    },
+  };
+  return {
+    controls,
+    async answer(
+      call: C,
+      play: (behaviour: B) => Reply | null,
+      protocol: () => Reply | Promise<Reply>,
+    ): Promise<Reply | null> {
+      calls.total += 1;
+      calls.log.push(call);
+      const behaviour = upcoming.shift() ?? always;
+      if (behaviour?.kind === "hang") return play(behaviour);
+      if (latency > 0) await Bun.sleep(latency);
+      return behaviour ? play(behaviour) : protocol();
+    },
+    /** Back to no behaviour, no latency and no calls. */
     clear() {
-      persistent = null;
+      always = null;
       upcoming = [];
+      latency = 0;
+      calls.total = 0;
+      calls.log = [];
     },
   };
 }

@@ -6,7 +6,8 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import {
-  behaviourQueue,
+  type EndpointControls,
+  fakeEndpoint,
   html,
   type OutageBehaviour,
   performOutage,
@@ -51,16 +52,12 @@ export type UidBehaviour =
 
 export type UidCall = { uid: string | null; soapAction: string | null; contentType: string | null };
 
-export type UidRegisterFake = {
+export type UidRegisterFake = EndpointControls<UidBehaviour, UidCall> & {
   baseUrl: string;
-  calls: { total: number; log: UidCall[] };
   /** Keys are the 9 digits of the UID. */
   addUid(digits: string, entries: UidEntry[]): void;
-  /** Answers every call so, or the next `times` calls. */
-  setBehaviour(behaviour: UidBehaviour, options?: { times?: number }): void;
   /** The register's own limit: past `perMinute` calls in the last 60 s, `Request_limit_exceeded`. */
   setRateLimit(perMinute: number | null): void;
-  setLatency(ms: number): void;
   reset(): void;
   stop(): Promise<void>;
 };
@@ -218,11 +215,9 @@ function requestedUid(xml: string): { category: string; digits: string } | null 
 export async function startUidRegisterFake(options: { now?: () => number } = {}): Promise<UidRegisterFake> {
   const now = options.now ?? Date.now;
   const registry = new Map<string, UidEntry[]>(Object.entries(DEFAULT_UID_REGISTRY));
-  const behaviours = behaviourQueue<UidBehaviour>();
+  const endpoint = fakeEndpoint<UidBehaviour, UidCall>();
   let perMinute: number | null = null;
-  let latency = 0;
   const answered: number[] = [];
-  const calls = { total: 0, log: [] as UidCall[] };
 
   const perform = (behaviour: UidBehaviour, request: IncomingMessage): Reply | null =>
     behaviour.kind === "fault" ? uidFault(behaviour.fault) : performOutage(server, behaviour, request);
@@ -233,20 +228,23 @@ export async function startUidRegisterFake(options: { now?: () => number } = {})
     if (path !== UID_SERVICE_PATH || request.method !== "POST") return html(404, proxyErrorPage(404));
     const soapAction = typeof request.headers.soapaction === "string" ? request.headers.soapaction : null;
     const uid = requestedUid(xml);
-    calls.total += 1;
-    calls.log.push({
-      uid: uid?.digits ?? null,
-      soapAction,
-      contentType: request.headers["content-type"] ?? null,
-    });
-    const behaviour = behaviours.take();
-    if (behaviour?.kind === "hang") return perform(behaviour, request);
-    if (latency > 0) await Bun.sleep(latency);
-    if (behaviour) return perform(behaviour, request);
+    const contentType = request.headers["content-type"] ?? null;
+    return endpoint.answer(
+      { uid: uid?.digits ?? null, soapAction, contentType },
+      (behaviour) => perform(behaviour, request),
+      () => getByUid(soapAction, contentType, uid),
+    );
+  }
+
+  /** What the register answers a call when no behaviour is set. */
+  function getByUid(
+    soapAction: string | null,
+    contentType: string | null,
+    uid: { category: string; digits: string } | null,
+  ): Reply {
     const action = (soapAction ?? "").replace(/^"|"$/g, "");
     if (action !== GET_BY_UID_ACTION) return actionNotSupported(action);
-    if (!(request.headers["content-type"] ?? "").startsWith("text/xml"))
-      return html(415, proxyErrorPage(415));
+    if (!(contentType ?? "").startsWith("text/xml")) return html(415, proxyErrorPage(415));
     const at = now();
     while (answered.length > 0 && (answered[0] ?? at) <= at - 60_000) answered.shift();
     if (perMinute !== null && answered.length >= perMinute) {
@@ -264,30 +262,21 @@ export async function startUidRegisterFake(options: { now?: () => number } = {})
 
   const server = await startRawServer(handle);
   return {
+    ...endpoint.controls,
     baseUrl: server.baseUrl,
-    calls,
     addUid(digits, entries) {
       registry.set(digits, entries);
-    },
-    setBehaviour(behaviour, behaviourOptions = {}) {
-      behaviours.set(behaviour, behaviourOptions.times);
     },
     setRateLimit(limit) {
       perMinute = limit;
     },
-    setLatency(ms) {
-      latency = ms;
-    },
     reset() {
       registry.clear();
       for (const [digits, entries] of Object.entries(DEFAULT_UID_REGISTRY)) registry.set(digits, entries);
-      behaviours.clear();
+      endpoint.clear();
       perMinute = null;
-      latency = 0;
       answered.length = 0;
       server.endParked();
-      calls.total = 0;
-      calls.log = [];
     },
     stop: () => server.stop(),
   };
