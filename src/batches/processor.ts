@@ -1,14 +1,13 @@
 import type { Account } from "../accounts/authenticator.ts";
 import { ibanIsBillable } from "../accounts/billing.ts";
 import type { Meter, Reservation } from "../accounts/meter.ts";
+import { createClaimWorker } from "../background/claim-worker.ts";
 import { FairShare } from "../background/fair-share.ts";
-import { createPoller } from "../background/poller.ts";
 import type { IbanEngine } from "../iban/engine.ts";
 import type { IbanResult } from "../iban/schema.ts";
 import { Batcher } from "../kernel/batcher.ts";
 import type { Database } from "../kernel/db.ts";
 import { type ApiErrorBody, componentError } from "../kernel/errors.ts";
-import { describeFailure } from "../kernel/failure.ts";
 import type { Logger } from "../kernel/log.ts";
 import type { MatchResult } from "../matching/schema.ts";
 import { insertRecords, recordOf, type ValidationRecord } from "../validation/records.ts";
@@ -18,6 +17,7 @@ import { queueBatchWebhook } from "../webhooks/messages.ts";
 import {
   type ClaimedItem,
   claimItems,
+  type DueBatch,
   dueBatches,
   type ItemOutcome,
   keepClaimed,
@@ -105,14 +105,7 @@ type Finished = ItemOutcome & {
 export function createBatchProcessor(options: BatchProcessorOptions) {
   const { database, meter, log } = options;
   const { leaseMs } = options;
-  /** The key the last claim ended with: the next starts after it. */
-  let lastKey = "";
-  let started = false;
   const slots = new FairShare(options.concurrency, Number.POSITIVE_INFINITY, options.perStateMax);
-  /** The items under way, by the work on each. */
-  const working = new Map<Promise<void>, ClaimedItem>();
-  /** The claims with items still worked on: the leases to renew, or to give up at stop. */
-  const heldTokens = () => [...new Set(Array.from(working.values(), (item) => item.token))];
 
   const finishing = new Batcher<Finished, null>(async (finished) => {
     let kept: boolean[] = [];
@@ -240,80 +233,37 @@ export function createBatchProcessor(options: BatchProcessorOptions) {
     });
   };
 
-  const start = (item: ClaimedItem) => {
-    let release = slots.take(item.keyId, item.prefix ?? undefined);
-    // A cache hit keeps its slot but gives its member state's room to the next item of it at once.
-    const untarget = () => {
-      const plain = slots.take(item.keyId);
-      release();
-      release = plain;
-      poller.wake();
-    };
-    const running = work(item, untarget)
-      .catch((error: unknown) => {
-        // Its lease is no longer renewed: it runs out and another attempt picks the item up.
-        log.error("batch_item_failed", { batch: item.batchId, index: item.index, ...describeFailure(error) });
-      })
-      .finally(() => {
-        release();
-        working.delete(running);
-        poller.wake();
-      });
-    working.set(running, item);
-  };
-
-  const poller = createPoller({
-    intervalMs: options.pollMs,
-    onError: (error) => log.error("batch_claim_failed", describeFailure(error)),
-    async tick() {
-      if (!started) {
-        await prepareClaims(database, options.soleWorker);
-        started = true;
-      }
-      if (slots.free <= 0) return false;
-      const window = slots.free;
-      const due = await dueBatches(database, lastKey, window, slots);
-      if (due.length === 0) return false;
-      lastKey = due.at(-1)?.keyId ?? "";
-      const allowed = slots.allowances(due.map((batch) => ({ key: batch.keyId, wants: batch.due })));
-      const items = await claimItems(
-        database,
-        due.flatMap(({ id, keyId }) => {
-          const take = allowed.get(keyId) ?? 0;
-          return take > 0 ? [{ id, keyId, take }] : [];
-        }),
-        leaseMs,
-        due.filter((batch) => batch.due === 0).map(({ id }) => id),
-        { slots, window },
-      );
-      for (const item of items) start(item);
-      return items.length > 0 && slots.free > 0;
+  return createClaimWorker<DueBatch, ClaimedItem>({
+    slots,
+    pollMs: options.pollMs,
+    leaseMs,
+    log,
+    events: {
+      claimFailed: "batch_claim_failed",
+      workFailed: "batch_item_failed",
+      renewalFailed: "batch_lease_renewal_failed",
     },
+    prepare: () => prepareClaims(database, options.soleWorker),
+    async find(afterKey, window) {
+      return {
+        due: await dueBatches(database, afterKey, window, slots),
+        claim: (wanted, idle) =>
+          claimItems(
+            database,
+            wanted.map(({ unit: { id, keyId }, take }) => ({ id, keyId, take })),
+            leaseMs,
+            idle.map(({ id }) => id),
+            { slots, window },
+          ),
+      };
+    },
+    target: (item) => item.prefix ?? undefined,
+    work,
+    describe: (item) => ({ batch: item.batchId, index: item.index }),
+    renew: (tokens) => renewLeases(database, tokens, leaseMs),
+    release: (tokens) => releaseLeases(database, tokens),
+    flush: () => finishing.idle(),
   });
-
-  const renewal = setInterval(() => {
-    renewLeases(database, heldTokens(), leaseMs).catch((error) =>
-      log.warn("batch_lease_renewal_failed", describeFailure(error)),
-    );
-  }, leaseMs / 3);
-  renewal.unref();
-
-  return {
-    start: () => poller.start(),
-    /** Looks for work now (a batch was just created). */
-    wake: () => poller.wake(),
-    /**
-     * Stops claiming, lets the items under way finish for up to `graceMs`, and gives up the
-     * leases of those that did not, so another instance (or the next start) takes them at once.
-     */
-    async stop(graceMs: number): Promise<void> {
-      await poller.stop();
-      clearInterval(renewal);
-      await Promise.race([Promise.all(working.keys()), Bun.sleep(graceMs)]);
-      await finishing.idle();
-      await releaseLeases(database, heldTokens()).catch(() => {});
-    },
-  };
 }
 
 export type BatchProcessor = ReturnType<typeof createBatchProcessor>;

@@ -69,6 +69,9 @@ export async function prepareClaims(database: Database, soleWorker: boolean): Pr
 /** The slots of a claim that holds no member state back (for callers outside a worker). */
 const ANY_TARGET = new FairShare(1);
 
+/** A batch with items due, and how many of them a claim could take. */
+export type DueBatch = { id: string; keyId: string; due: number };
+
 /**
  * The batches with items due, one per key (its earliest due), the keys in turn from after
  * `afterKey`, with how many of their first `limit` items due a worker holding `slots`
@@ -79,7 +82,7 @@ export async function dueBatches(
   afterKey: string,
   limit: number,
   slots: FairShare = ANY_TARGET,
-): Promise<{ id: string; keyId: string; due: number }[]> {
+): Promise<DueBatch[]> {
   return (await dueUnits(database, claimableItems(slots), afterKey, limit)).map(({ unit, keyId, due }) => ({
     id: unit,
     keyId,

@@ -1,11 +1,10 @@
 import type { Account } from "../accounts/authenticator.ts";
 import type { Meter, Reservation } from "../accounts/meter.ts";
+import { createClaimWorker } from "../background/claim-worker.ts";
 import { FairShare } from "../background/fair-share.ts";
-import { createPoller } from "../background/poller.ts";
 import { Batcher } from "../kernel/batcher.ts";
 import type { Clock } from "../kernel/clock.ts";
 import type { Database, Rows } from "../kernel/db.ts";
-import { describeFailure } from "../kernel/failure.ts";
 import type { Logger } from "../kernel/log.ts";
 import { insertRecords, recordOf, type ValidationRecord } from "../validation/records.ts";
 import type { VatResult } from "../vat/schema.ts";
@@ -83,13 +82,7 @@ type Answered = {
 export function createMonitorChecker(options: MonitorCheckerOptions) {
   const { database, meter, log, clock, leaseMs } = options;
   const random = options.random ?? Math.random;
-  let started = false;
-  /** The key the last claim ended with: the next starts after it. */
-  let lastKey = "";
   const slots = new FairShare(options.concurrency, Number.POSITIVE_INFINITY, options.perStateMax);
-  /** The checks under way, by the work on each. */
-  const working = new Map<Promise<void>, ClaimedCheck>();
-  const heldTokens = () => [...new Set(Array.from(working.values(), (check) => check.token))];
 
   /** Writes the checks that stand, their events and their records; says which stood. */
   const record = async (
@@ -217,82 +210,40 @@ export function createMonitorChecker(options: MonitorCheckerOptions) {
     await finish({ check, result: resolution.result, fresh: resolution.fresh, reservation });
   };
 
-  const start = (check: ClaimedCheck) => {
-    let release = slots.take(check.keyId, check.prefix);
-    // A cache hit keeps its slot but gives its member state's room to the next check of it at once.
-    const untarget = () => {
-      const plain = slots.take(check.keyId);
-      release();
-      release = plain;
-      poller.wake();
-    };
-    const running = work(check, untarget)
-      .catch((error: unknown) => {
-        // Its lease is no longer renewed: it runs out and another attempt picks the check up.
-        log.error("monitor_check_failed", { monitor: check.monitorId, ...describeFailure(error) });
-      })
-      .finally(() => {
-        release();
-        working.delete(running);
-        poller.wake();
-      });
-    working.set(running, check);
-  };
-
-  const poller = createPoller({
-    intervalMs: options.pollMs,
-    onError: (error) => log.error("monitor_claim_failed", describeFailure(error)),
-    async tick() {
-      if (!started) {
-        await prepareChecks(database, options.soleWorker);
-        started = true;
-      }
-      if (slots.free <= 0) return false;
+  return createClaimWorker({
+    slots,
+    pollMs: options.pollMs,
+    leaseMs,
+    log,
+    events: {
+      claimFailed: "monitor_claim_failed",
+      workFailed: "monitor_check_failed",
+      renewalFailed: "monitor_lease_renewal_failed",
+    },
+    prepare: () => prepareChecks(database, options.soleWorker),
+    async find(afterKey, window) {
+      // The claim goes by the look's time: it takes what the look counted, not what fell due since.
       const nowMs = clock.now();
-      const window = slots.free;
-      const due = await dueKeys(database, nowMs, lastKey, window, slots);
-      if (due.length === 0) return false;
-      lastKey = due.at(-1)?.keyId ?? "";
-      const allowed = slots.allowances(due.map(({ keyId, due }) => ({ key: keyId, wants: due })));
-      const checks = await claimChecks(
-        database,
-        nowMs,
-        due.flatMap(({ keyId }) => {
-          const take = allowed.get(keyId) ?? 0;
-          return take > 0 ? [{ keyId, take }] : [];
-        }),
-        leaseMs,
-        due.filter((key) => key.due === 0).map(({ keyId }) => keyId),
-        { slots, window },
-      );
-      for (const check of checks) start(check);
-      return checks.length > 0 && slots.free > 0;
+      return {
+        due: await dueKeys(database, nowMs, afterKey, window, slots),
+        claim: (wanted, idle) =>
+          claimChecks(
+            database,
+            nowMs,
+            wanted.map(({ unit: { keyId }, take }) => ({ keyId, take })),
+            leaseMs,
+            idle.map(({ keyId }) => keyId),
+            { slots, window },
+          ),
+      };
     },
+    target: (check) => check.prefix,
+    work,
+    describe: (check) => ({ monitor: check.monitorId }),
+    renew: (tokens) => renewLeases(database, tokens, leaseMs),
+    release: (tokens) => releaseLeases(database, tokens),
+    flush: () => finishing.idle(),
   });
-
-  const renewal = setInterval(() => {
-    renewLeases(database, heldTokens(), leaseMs).catch((error) =>
-      log.warn("monitor_lease_renewal_failed", describeFailure(error)),
-    );
-  }, leaseMs / 3);
-  renewal.unref();
-
-  return {
-    start: () => poller.start(),
-    /** Looks for due checks now (a monitor was just created or asked to check). */
-    wake: () => poller.wake(),
-    /**
-     * Stops claiming, lets the checks under way finish for up to `graceMs`, and gives up the
-     * leases of those that did not, so another instance (or the next start) takes them at once.
-     */
-    async stop(graceMs: number): Promise<void> {
-      await poller.stop();
-      clearInterval(renewal);
-      await Promise.race([Promise.all(working.keys()), Bun.sleep(graceMs)]);
-      await finishing.idle();
-      await releaseLeases(database, heldTokens()).catch(() => {});
-    },
-  };
 }
 
 export type MonitorChecker = ReturnType<typeof createMonitorChecker>;

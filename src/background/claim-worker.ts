@@ -1,0 +1,133 @@
+import { describeFailure } from "../kernel/failure.ts";
+import type { LogFields, Logger } from "../kernel/log.ts";
+import type { FairShare } from "./fair-share.ts";
+import { createPoller } from "./poller.ts";
+
+/** A unit of work found due: whose it is, and how much of it a claim could take. */
+export type DueUnit = { keyId: string; due: number };
+
+/** Work this instance leased: whose it is, and the claim whose token holds the lease. */
+export type ClaimedWork = { keyId: string; token: string };
+
+/** One look for work: the units due, and how to lease their work. */
+export type ClaimRound<Unit extends DueUnit, Work extends ClaimedWork> = {
+  due: Unit[];
+  /** Leases up to `take` of each wanted unit; the `idle` units were found due with nothing to take. */
+  claim(wanted: { unit: Unit; take: number }[], idle: Unit[]): Promise<Work[]>;
+};
+
+export type ClaimWorkerOptions<Unit extends DueUnit, Work extends ClaimedWork> = {
+  /** Shared fairly among the keys with work, and capped per target. */
+  slots: FairShare;
+  /** How often work is looked for while there is nothing to do. */
+  pollMs: number;
+  /** How long a claim holds its work; renewed every third of it while the work is under way. */
+  leaseMs: number;
+  log: Logger;
+  /** The events logged when a look for work fails, when one unit's work throws, and when renewing leases fails. */
+  events: { claimFailed: string; workFailed: string; renewalFailed: string };
+  /** Runs before the first look for work (and again at the next tick while it fails). */
+  prepare(): Promise<void>;
+  /** Looks for at most `window` due units, one per key, the keys after `afterKey` first. */
+  find(afterKey: string, window: number): Promise<ClaimRound<Unit, Work>>;
+  /** What the work may wait for beyond its key's slot (a member state), if anything. */
+  target(work: Work): string | undefined;
+  /** `untarget`: the work will not wait for its target after all, so its room goes to the next. */
+  work(work: Work, untarget: () => void): Promise<void>;
+  /** Says which work a `workFailed` line is about. */
+  describe(work: Work): LogFields;
+  renew(tokens: string[]): Promise<void>;
+  release(tokens: string[]): Promise<void>;
+  /** Resolves once what finished work handed on to be written in bulk is written. */
+  flush(): Promise<void>;
+};
+
+/**
+ * A background worker that leases due work from the database as its slots free (the keys with
+ * work in turn, each within its fair share), keeps the leases of the work under way alive, and
+ * at stop gives up those of work that did not finish in time, so it is taken again at once
+ * instead of when its lease runs out.
+ */
+export function createClaimWorker<Unit extends DueUnit, Work extends ClaimedWork>(
+  options: ClaimWorkerOptions<Unit, Work>,
+) {
+  const { slots, leaseMs, log, events } = options;
+  let started = false;
+  /** The key the last claim ended with: the next starts after it. */
+  let lastKey = "";
+  /** The work under way, by the promise of each. */
+  const working = new Map<Promise<void>, Work>();
+  /** The claims with work still under way: the leases to renew, or to give up at stop. */
+  const heldTokens = () => [...new Set(Array.from(working.values(), (work) => work.token))];
+
+  const start = (work: Work) => {
+    let release = slots.take(work.keyId, options.target(work));
+    // Work that will not wait for its target after all (a cache hit) keeps its key's slot but
+    // gives the target's room to the next work for it at once.
+    const untarget = () => {
+      const plain = slots.take(work.keyId);
+      release();
+      release = plain;
+      poller.wake();
+    };
+    const running = options
+      .work(work, untarget)
+      .catch((error: unknown) => {
+        // Its lease is no longer renewed: it runs out and another attempt picks the work up.
+        log.error(events.workFailed, { ...options.describe(work), ...describeFailure(error) });
+      })
+      .finally(() => {
+        release();
+        working.delete(running);
+        poller.wake();
+      });
+    working.set(running, work);
+  };
+
+  const poller = createPoller({
+    intervalMs: options.pollMs,
+    onError: (error) => log.error(events.claimFailed, describeFailure(error)),
+    async tick() {
+      if (!started) {
+        await options.prepare();
+        started = true;
+      }
+      if (slots.free <= 0) return false;
+      const round = await options.find(lastKey, slots.free);
+      if (round.due.length === 0) return false;
+      lastKey = round.due.at(-1)?.keyId ?? "";
+      const allowed = slots.allowances(round.due.map(({ keyId, due }) => ({ key: keyId, wants: due })));
+      const claimed = await round.claim(
+        round.due.flatMap((unit) => {
+          const take = allowed.get(unit.keyId) ?? 0;
+          return take > 0 ? [{ unit, take }] : [];
+        }),
+        round.due.filter((unit) => unit.due === 0),
+      );
+      for (const work of claimed) start(work);
+      return claimed.length > 0 && slots.free > 0;
+    },
+  });
+
+  const renewal = setInterval(() => {
+    options.renew(heldTokens()).catch((error) => log.warn(events.renewalFailed, describeFailure(error)));
+  }, leaseMs / 3);
+  renewal.unref();
+
+  return {
+    start: () => poller.start(),
+    /** Looks for work now (some was just added). */
+    wake: () => poller.wake(),
+    /**
+     * Stops claiming, lets the work under way finish for up to `graceMs`, and gives up the
+     * leases of what did not, so another instance (or the next start) takes it at once.
+     */
+    async stop(graceMs: number): Promise<void> {
+      await poller.stop();
+      clearInterval(renewal);
+      await Promise.race([Promise.all(working.keys()), Bun.sleep(graceMs)]);
+      await options.flush();
+      await options.release(heldTokens()).catch(() => {});
+    },
+  };
+}
