@@ -1,18 +1,11 @@
-import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import type { Batch } from "../../src/batches/schema.ts";
-import { adminSocketPath } from "../../src/kernel/admin-socket.ts";
-import { startViesFake, type ViesFake } from "../fakes/vies.ts";
 import examples from "../fixtures/iban-examples.json" with { type: "json" };
 import { allItems, createBatch, sendTo, waitForBatch } from "../support/batches.ts";
-import { createKeys } from "../support/billing-rows.ts";
+import { counterTotal, crashRig, DEPLOYMENTS } from "../support/crash-rig.ts";
 import { prng } from "../support/prng.ts";
-import { type ServiceProcess, serviceProcess, stopAllServices } from "../support/service.ts";
 import { wellFormedVatNumbers } from "../support/vat-numbers.ts";
 import { callsPerNumber } from "../support/vies-calls.ts";
-import { startWebhookReceiver, type WebhookReceiver } from "../support/webhook-receiver.ts";
 
 setDefaultTimeout(90_000);
 
@@ -22,79 +15,26 @@ setDefaultTimeout(90_000);
  * instances on one Postgres share a batch, each item finished by one of them; a webhook that
  * could not be delivered before a crash is delivered after it.
  */
-const deployments = [
-  { name: "embedded", postgres: false },
-  ...(process.env.DATABASE_URL ? [{ name: "Postgres", postgres: true }] : []),
-];
 const IBANS = Object.values(examples as Record<string, string>);
-const METRICS_TOKEN = "batch-metrics-token";
+const rig = crashRig("batch-crash");
 
-let vies: ViesFake;
-let receiver: WebhookReceiver;
-const directories: string[] = [];
-beforeAll(async () => {
-  vies = await startViesFake();
-  receiver = startWebhookReceiver();
-});
-afterAll(async () => {
-  await stopAllServices();
-  await vies.stop();
-  await receiver.stop();
-  for (const directory of directories) rmSync(directory, { recursive: true, force: true });
-});
-
-async function finishedHere(service: ServiceProcess): Promise<number> {
-  const response = await fetch(`${service.url}/metrics`, {
-    headers: { authorization: `Bearer ${METRICS_TOKEN}` },
-  });
-  const text = await response.text();
-  return [...text.matchAll(/^batch_items_total\{status="\w+"\} (\d+)/gm)].reduce(
-    (sum, match) => sum + Number(match[1]),
-    0,
-  );
-}
-
-for (const deployment of deployments) {
+for (const deployment of DEPLOYMENTS) {
   describe(`batches through crashes: ${deployment.name}`, () => {
-    const dataDir = mkdtempSync(join(tmpdir(), "batch-crash-"));
-    directories.push(dataDir);
-    const instance = () =>
-      serviceProcess({
-        DATA_DIR: dataDir,
-        VIES_BASE_URL: vies.baseUrl,
-        STORE_KEY_PREFIX: `batch-crash:${dataDir}:`,
-        BATCH_POLL_MS: "50",
-        BATCH_LEASE_SECONDS: "2",
-        WEBHOOK_ALLOW_HTTP: "true",
-        WEBHOOK_ALLOW_PRIVATE: "true",
-        WEBHOOK_BACKOFF_BASE_MS: "200",
-        METRICS_TOKEN,
-        ...(deployment.postgres && { DATABASE_URL: process.env.DATABASE_URL ?? "" }),
-      });
-    const newKey = async () => {
-      if (deployment.postgres) return (await createKeys(process.env.DATABASE_URL ?? "", 1))[0]?.secret ?? "";
-      const created = await fetch("http://localhost/keys", {
-        method: "POST",
-        unix: adminSocketPath(dataDir),
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({ plan: "pro", quota: 1_000_000, rate: 1_000_000 }),
-      });
-      expect(created.status).toBe(201);
-      return ((await created.json()) as { api_key: string }).api_key;
-    };
+    const { instance, newKey } = rig.on(deployment);
+    const { vies, receiver } = rig;
 
     test("kill -9 mid-batch, restart: the batch finishes, every item answered once and billed once", async () => {
-      vies.reset();
-      vies.setLatency(60);
+      vies().reset();
+      vies().setLatency(60);
       const first = instance();
       await first.start();
-      const key = await newKey();
+      const { secret: key } = await newKey();
       const numbers = wellFormedVatNumbers(prng(deployment.postgres ? 31 : 32));
       const items = [
         ...Array.from({ length: 240 }, () => ({ vat: numbers() })),
         ...IBANS.slice(0, 60).map((iban) => ({ iban })),
       ];
-      const callsBefore = vies.calls.log.length;
+      const callsBefore = vies().calls.log.length;
       const batch = await createBatch(sendTo(first, key), { items });
       await waitForBatch(sendTo(first, key), batch.id, { done: (b) => b.counts.done >= 80 });
       await first.crash();
@@ -108,7 +48,7 @@ for (const deployment of deployments) {
           used: number;
           requests_this_month: number;
         };
-        const calls = callsPerNumber(vies, callsBefore);
+        const calls = callsPerNumber(vies(), callsBefore);
         const repeated = [...calls.values()].filter((count) => count > 1).length;
         const billed = results.filter((item) => item.billable).length;
         const cacheHits = results.filter((item) => item.vat?.cached === true).length;
@@ -132,20 +72,20 @@ for (const deployment of deployments) {
     });
 
     test("a webhook not delivered before a crash is delivered after it, with the same id", async () => {
-      vies.reset();
+      vies().reset();
       const first = instance();
       await first.start();
-      const key = await newKey();
-      const before = receiver.received.length;
-      receiver.answerWith([503, 503, 503, 503, 503, 503, 503, 503]);
+      const { secret: key } = await newKey();
+      const before = receiver().received.length;
+      receiver().answerWith([503, 503, 503, 503, 503, 503, 503, 503]);
       const created = await createBatch(sendTo(first, key), {
         items: [{ vat: "DE12" }],
-        webhook_url: receiver.url,
+        webhook_url: receiver().url,
       });
       const batch = await waitForBatch(sendTo(first, key), created.id);
-      await receiver.waitFor(before + 1);
+      await receiver().waitFor(before + 1);
       await first.crash();
-      receiver.answerWith([]);
+      receiver().answerWith([]);
       const second = instance();
       await second.start();
       try {
@@ -153,7 +93,7 @@ for (const deployment of deployments) {
           done: (b: Batch) => b.webhook?.last_status === 200,
           timeoutMs: 20_000,
         });
-        const received = receiver.received.slice(before);
+        const received = receiver().received.slice(before);
         expect(new Set(received.map((message) => message.headers["webhook-id"])).size).toBe(1);
         expect(received.at(-1)?.body).toContain(batch.id);
         // An attempt the crash cut off before its outcome was written is not in the count.
@@ -166,20 +106,23 @@ for (const deployment of deployments) {
 
     if (deployment.postgres) {
       test("two instances on one Postgres share a batch: each item finished once, by one of them", async () => {
-        vies.reset();
-        vies.setLatency(30);
+        vies().reset();
+        vies().setLatency(30);
         const [a, b] = [instance(), instance()];
         await Promise.all([a.start(), b.start()]);
         try {
-          const key = await newKey();
+          const { secret: key } = await newKey();
           const numbers = wellFormedVatNumbers(prng(33));
-          const callsBefore = vies.calls.log.length;
+          const callsBefore = vies().calls.log.length;
           const batch = await createBatch(sendTo(a, key), {
             items: Array.from({ length: 400 }, () => ({ vat: numbers() })),
           });
           const done = await waitForBatch(sendTo(b, key), batch.id, { timeoutMs: 60_000 });
-          const [byA, byB] = [await finishedHere(a), await finishedHere(b)];
-          const calls = callsPerNumber(vies, callsBefore);
+          const [byA, byB] = [
+            await counterTotal(a, "batch_items_total"),
+            await counterTotal(b, "batch_items_total"),
+          ];
+          const calls = callsPerNumber(vies(), callsBefore);
           console.log(JSON.stringify({ byA, byB, counts: done.counts }));
           expect(done.counts).toMatchObject({ total: 400, done: 400, billed: 400 });
           expect(byA + byB).toBe(400);

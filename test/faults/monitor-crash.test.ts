@@ -1,21 +1,15 @@
-import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import { sql } from "drizzle-orm";
 import { Webhook } from "standardwebhooks";
 import { connectPostgres } from "../../src/kernel/db.ts";
 import type { Monitor } from "../../src/monitors/schema.ts";
-import { startViesFake, type ViesFake } from "../fakes/vies.ts";
 import { adminCommand } from "../support/admin-socket.ts";
 import { type Send, sendTo } from "../support/batches.ts";
-import { createKeys } from "../support/billing-rows.ts";
+import { counterTotal, crashRig, DEPLOYMENTS } from "../support/crash-rig.ts";
 import { allEvents, allMonitors } from "../support/monitors.ts";
 import { prng } from "../support/prng.ts";
-import { type ServiceProcess, serviceProcess, stopAllServices } from "../support/service.ts";
 import { wellFormedVatNumbers } from "../support/vat-numbers.ts";
 import { callsPerNumber } from "../support/vies-calls.ts";
-import { startWebhookReceiver, type WebhookReceiver } from "../support/webhook-receiver.ts";
 
 setDefaultTimeout(180_000);
 
@@ -26,34 +20,7 @@ setDefaultTimeout(180_000);
  * check made by one of them. Answers are cached for a second only, so that a round asked for
  * again (POST /monitors/{id}/check) goes to the VIES fake.
  */
-const deployments = [
-  { name: "embedded", postgres: false },
-  ...(process.env.DATABASE_URL ? [{ name: "Postgres", postgres: true }] : []),
-];
-const METRICS_TOKEN = "monitor-metrics-token";
-
-let vies: ViesFake;
-let receiver: WebhookReceiver;
-const directories: string[] = [];
-/** Keys made on the shared Postgres, whose monitors go at the end. */
-const postgresKeys: string[] = [];
-beforeAll(async () => {
-  vies = await startViesFake();
-  receiver = startWebhookReceiver();
-});
-afterAll(async () => {
-  await stopAllServices();
-  await vies.stop();
-  await receiver.stop();
-  for (const directory of directories) rmSync(directory, { recursive: true, force: true });
-  if (process.env.DATABASE_URL && postgresKeys.length > 0) {
-    const database = connectPostgres(process.env.DATABASE_URL);
-    await database.rows(
-      sql`DELETE FROM monitors WHERE key_id IN (SELECT value FROM jsonb_array_elements_text(${JSON.stringify(postgresKeys)}::jsonb))`,
-    );
-    await database.close();
-  }
-});
+const rig = crashRig("monitor-crash");
 
 /** `count` new numbers, registered in the VIES fake under a name of their own. */
 function registeredNumbers(seed: number, count: number): string[] {
@@ -62,18 +29,10 @@ function registeredNumbers(seed: number, count: number): string[] {
   while (numbers.length < count) {
     const number = fresh();
     if (number.startsWith("DE")) continue;
-    vies.addNumber(number.slice(0, 2), number.slice(2), { valid: true, name: `TRADER ${number}` });
+    rig.vies().addNumber(number.slice(0, 2), number.slice(2), { valid: true, name: `TRADER ${number}` });
     numbers.push(number);
   }
   return numbers;
-}
-
-async function checkedHere(service: ServiceProcess): Promise<number> {
-  const response = await fetch(`${service.url}/metrics`, {
-    headers: { authorization: `Bearer ${METRICS_TOKEN}` },
-  });
-  const text = await response.text();
-  return Number(/^monitor_checks_total\{outcome="answered"\} (\d+)/m.exec(text)?.[1] ?? 0);
 }
 
 /** Polls the key's monitors until `done` holds for all of them; throws after `timeoutMs`. */
@@ -101,38 +60,10 @@ const usageOf = async (send: Send) =>
 
 const recordStatus = async (send: Send, id: string) => (await send("GET", `/validations/${id}`)).status;
 
-for (const deployment of deployments) {
+for (const deployment of DEPLOYMENTS) {
   describe(`monitors through crashes: ${deployment.name}`, () => {
-    const dataDir = mkdtempSync(join(tmpdir(), "monitor-crash-"));
-    directories.push(dataDir);
-    const instance = () =>
-      serviceProcess({
-        DATA_DIR: dataDir,
-        VIES_BASE_URL: vies.baseUrl,
-        STORE_KEY_PREFIX: `monitor-crash:${dataDir}:`,
-        BATCH_POLL_MS: "50",
-        BATCH_LEASE_SECONDS: "2",
-        VAT_CACHE_TTL_SECONDS: "1",
-        WEBHOOK_ALLOW_HTTP: "true",
-        WEBHOOK_ALLOW_PRIVATE: "true",
-        WEBHOOK_BACKOFF_BASE_MS: "200",
-        METRICS_TOKEN,
-        ...(deployment.postgres && { DATABASE_URL: process.env.DATABASE_URL ?? "" }),
-      });
-    const newKey = async (): Promise<{ keyId: string; secret: string }> => {
-      if (deployment.postgres) {
-        const [key] = await createKeys(process.env.DATABASE_URL ?? "", 1);
-        if (!key) throw new Error("no key");
-        postgresKeys.push(key.keyId);
-        return key;
-      }
-      const key = await adminCommand<{ api_key: string; key_id: string }>(dataDir, "POST", "/keys", {
-        plan: "pro",
-        quota: 1_000_000,
-        rate: 1_000_000,
-      });
-      return { keyId: key.key_id, secret: key.api_key };
-    };
+    const { dataDir, instance, newKey } = rig.on(deployment, { VAT_CACHE_TTL_SECONDS: "1" });
+    const { vies, receiver } = rig;
     const secretOf = async (keyId: string) => {
       if (!deployment.postgres)
         return (
@@ -147,18 +78,18 @@ for (const deployment of deployments) {
     };
 
     test("kill -9 mid-round, twice, restart: every monitor answered once a round, billed once, one event each, delivered", async () => {
-      vies.reset();
-      vies.setLatency(60);
+      vies().reset();
+      vies().setLatency(60);
       const numbers = registeredNumbers(deployment.postgres ? 41 : 42, 240);
       let service = instance();
       await service.start();
       const { keyId, secret } = await newKey();
       let send = sendTo(service, secret);
-      const callsBefore = vies.calls.log.length;
+      const callsBefore = vies().calls.log.length;
 
       // The first round: every number watched, each checked at once.
       const created = await send("POST", "/monitors", {
-        body: JSON.stringify({ items: numbers.map((vat) => ({ vat })), webhook_url: receiver.url }),
+        body: JSON.stringify({ items: numbers.map((vat) => ({ vat })), webhook_url: receiver().url }),
         headers: { "content-type": "application/json" },
       });
       expect(created.status).toBe(201);
@@ -169,7 +100,7 @@ for (const deployment of deployments) {
       send = sendTo(service, secret);
       const first = await waitForAll(send, (monitor) => monitor.last_checked_at !== null);
       expect(first.every((monitor) => monitor.last_result?.valid === true)).toBe(true);
-      const firstCalls = callsPerNumber(vies, callsBefore, numbers);
+      const firstCalls = callsPerNumber(vies(), callsBefore, numbers);
       expect(firstCalls.size).toBe(240);
       const repeated = [...firstCalls.values()].filter((count) => count > 1).length;
       // Only the checks under way at the kill (at most MONITOR_CONCURRENCY) may have been asked twice.
@@ -179,10 +110,10 @@ for (const deployment of deployments) {
       expect(firstUsage).toMatchObject({ used: billedFirst, requests_this_month: 240 });
 
       // The second round, asked for: every registration lapsed meanwhile.
-      for (const number of numbers) vies.addNumber(number.slice(0, 2), number.slice(2), { valid: false });
+      for (const number of numbers) vies().addNumber(number.slice(0, 2), number.slice(2), { valid: false });
       await Bun.sleep(1100);
-      const deliveredBefore = receiver.received.length;
-      const callsBeforeSecond = vies.calls.log.length;
+      const deliveredBefore = receiver().received.length;
+      const callsBeforeSecond = vies().calls.log.length;
       for (const monitor of first)
         expect((await send("POST", `/monitors/${monitor.id}/check`)).status).toBe(202);
       await waitForSome(send, (monitor) => monitor.last_result?.valid === false, 80);
@@ -192,7 +123,7 @@ for (const deployment of deployments) {
       try {
         send = sendTo(service, secret);
         const second = await waitForAll(send, (monitor) => monitor.last_result?.valid === false);
-        const secondCalls = callsPerNumber(vies, callsBeforeSecond, numbers);
+        const secondCalls = callsPerNumber(vies(), callsBeforeSecond, numbers);
         const repeatedSecond = [...secondCalls.values()].filter((count) => count > 1).length;
         expect(secondCalls.size).toBe(240);
         expect(repeatedSecond).toBeLessThanOrEqual(64);
@@ -214,13 +145,15 @@ for (const deployment of deployments) {
         let deliveredIds = new Set<string>();
         while (Date.now() < deadline) {
           deliveredIds = new Set(
-            receiver.received.slice(deliveredBefore).map((delivery) => delivery.headers["webhook-id"] ?? ""),
+            receiver()
+              .received.slice(deliveredBefore)
+              .map((delivery) => delivery.headers["webhook-id"] ?? ""),
           );
           if ([...eventIds].every((id) => deliveredIds.has(id))) break;
           await Bun.sleep(100);
         }
         expect([...deliveredIds].sort()).toEqual([...eventIds].sort());
-        for (const delivery of receiver.received.slice(deliveredBefore)) {
+        for (const delivery of receiver().received.slice(deliveredBefore)) {
           const event = new Webhook(webhookSecret).verify(delivery.body, delivery.headers) as {
             type: string;
             data: { current: { valid: boolean } };
@@ -237,7 +170,7 @@ for (const deployment of deployments) {
             deployment: deployment.name,
             repeated: [repeated, repeatedSecond],
             billed: [billedFirst, lapsedFresh],
-            deliveries: receiver.received.length - deliveredBefore,
+            deliveries: receiver().received.length - deliveredBefore,
             events: eventIds.size,
           }),
         );
@@ -250,23 +183,26 @@ for (const deployment of deployments) {
 
     if (deployment.postgres) {
       test("two instances on one Postgres share the rounds: each check made once, by one of them; one event each", async () => {
-        vies.reset();
-        vies.setLatency(30);
+        vies().reset();
+        vies().setLatency(30);
         const numbers = registeredNumbers(43, 300);
         const [a, b] = [instance(), instance()];
         await Promise.all([a.start(), b.start()]);
         try {
           const { secret } = await newKey();
           const [sendA, sendB] = [sendTo(a, secret), sendTo(b, secret)];
-          const callsBefore = vies.calls.log.length;
+          const callsBefore = vies().calls.log.length;
           const created = await sendA("POST", "/monitors", {
             body: JSON.stringify({ items: numbers.map((vat) => ({ vat })) }),
             headers: { "content-type": "application/json" },
           });
           expect(created.status).toBe(201);
           const first = await waitForAll(sendB, (monitor) => monitor.last_checked_at !== null);
-          const [byA, byB] = [await checkedHere(a), await checkedHere(b)];
-          const calls = callsPerNumber(vies, callsBefore, numbers);
+          const [byA, byB] = [
+            await counterTotal(a, "monitor_checks_total", 'outcome="answered"'),
+            await counterTotal(b, "monitor_checks_total", 'outcome="answered"'),
+          ];
+          const calls = callsPerNumber(vies(), callsBefore, numbers);
           console.log(JSON.stringify({ byA, byB }));
           // Each of these checks made by one of them (each number asked once, below); on a
           // shared database they may have checked others' monitors too.
@@ -277,16 +213,17 @@ for (const deployment of deployments) {
           expect([...calls.values()].every((count) => count === 1)).toBe(true);
           expect(await usageOf(sendA)).toMatchObject({ used: 300, requests_this_month: 300 });
 
-          for (const number of numbers) vies.addNumber(number.slice(0, 2), number.slice(2), { valid: false });
+          for (const number of numbers)
+            vies().addNumber(number.slice(0, 2), number.slice(2), { valid: false });
           await Bun.sleep(1100);
-          const callsBeforeSecond = vies.calls.log.length;
+          const callsBeforeSecond = vies().calls.log.length;
           await Promise.all(
             first.map((monitor, index) =>
               (index % 2 === 0 ? sendA : sendB)("POST", `/monitors/${monitor.id}/check`),
             ),
           );
           const second = await waitForAll(sendA, (monitor) => monitor.last_result?.valid === false);
-          const secondCalls = callsPerNumber(vies, callsBeforeSecond, numbers);
+          const secondCalls = callsPerNumber(vies(), callsBeforeSecond, numbers);
           expect([...secondCalls.values()].every((count) => count === 1)).toBe(true);
           expect(secondCalls.size).toBe(300);
           for (const monitor of second) {
