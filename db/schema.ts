@@ -1,5 +1,6 @@
-import { sql } from "drizzle-orm";
+import { type SQL, sql } from "drizzle-orm";
 import {
+  type AnyPgColumn,
   bigint,
   bigserial,
   boolean,
@@ -426,6 +427,14 @@ export const monitorEvents = pgTable(
 );
 
 /**
+ * The host a webhook message goes to, from its URL (stored normalized: lower case, IPv6 in
+ * brackets; another port of it is the same host). Attempts are capped per host, so claims read a
+ * key's messages host by host, through the index on this expression.
+ */
+export const webhookHost = (url: SQL | AnyPgColumn) =>
+  sql`coalesce(substring(${url} from '^[a-z][a-z0-9+.-]*://([[][^]]*[]]|[^:/?#]*)'), '')`;
+
+/**
  * Webhook messages to deliver: one per batch that completed or was cancelled with a
  * `webhook_url`, and one per event of a monitor with one (its id is the event's), retried with
  * backoff until `give_up_at`. Claimed with a lease like batch items.
@@ -460,9 +469,13 @@ export const webhookDeliveries = pgTable(
       "webhook_deliveries_subject_check",
       sql`(${table.batchId} IS NULL) <> (${table.monitorId} IS NULL)`,
     ),
-    // Claims take a key's due messages, earliest first (src/webhooks/messages.ts WEBHOOK_MESSAGES).
+    // Claims take a key's due messages, earliest first (src/webhooks/claims.ts)…
     index("webhook_deliveries_key_due_idx")
       .on(table.keyId, table.nextAttemptAt)
+      .where(sql`${table.status} = 'pending'`),
+    // …and each of its hosts' first, without reading the messages of a host at its cap.
+    index("webhook_deliveries_key_host_due_idx")
+      .on(table.keyId, webhookHost(table.url), table.nextAttemptAt)
       .where(sql`${table.status} = 'pending'`),
   ],
 );

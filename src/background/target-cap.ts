@@ -3,14 +3,14 @@ import type { FairShare } from "./fair-share.ts";
 
 /**
  * Claims within a worker's cap per target (`FairShare`'s `perTargetMax`; for batch items and
- * monitors' checks, a VAT number's member state, whose authority's slots the work waits for):
- * work for a target at its cap waits unclaimed in the database instead of holding the worker's
- * slots while it waits for the target, so a slow or hanging member state holds at most that
- * many of them and other work goes on in the rest.
+ * monitors' checks, a VAT number's member state, whose authority's slots the work waits for;
+ * for webhook messages, the host they go to): work for a target at its cap waits unclaimed in
+ * the database instead of holding the worker's slots while it waits for the target, so a slow
+ * or hanging target holds at most that many of them and other work goes on in the rest.
  *
  * Of a window of each unit's due work, earliest first, a claim takes of each target no more
  * than the room left for it, the keys holding least of it first, so one key's long run of one
- * state does not keep another key's work for that state waiting behind it. Work without a
+ * target does not keep another key's work for that target waiting behind it. Work without a
  * target (an IBAN) is never held back.
  */
 
@@ -24,6 +24,14 @@ function rooms(slots: FairShare): SQL {
 function roomOf(slots: FairShare, room: SQL): SQL {
   const whole = Number.isFinite(slots.perTargetMax) ? slots.perTargetMax : 2_147_483_647;
   return sql`COALESCE(${room}, ${whole})`;
+}
+
+/**
+ * How much more work for `target` (a text expression) a claim may take: 0 at its cap. An
+ * integer, to read of a target's work no more than a claim could take of it.
+ */
+export function roomFor(target: SQL, slots: FairShare): SQL {
+  return roomOf(slots, sql`(SELECT r.room FROM ${rooms(slots)} AS r WHERE r.target = ${target})`);
 }
 
 /**

@@ -1,15 +1,15 @@
-import { randomBytes } from "node:crypto";
 import http from "node:http";
 import https from "node:https";
 import { sql } from "drizzle-orm";
 import { Webhook } from "standardwebhooks";
-import { allDue, dueUnits, markDue, settleUnits } from "../background/due-units.ts";
+import { allDue, dueUnits, markDue } from "../background/due-units.ts";
 import { FairShare } from "../background/fair-share.ts";
 import { createPoller } from "../background/poller.ts";
 import type { Database } from "../kernel/db.ts";
 import { describeFailure } from "../kernel/failure.ts";
 import type { Logger } from "../kernel/log.ts";
-import { MESSAGE_HOST, WEBHOOK_MESSAGES } from "./messages.ts";
+import { type ClaimedMessage, claimableMessages, claimMessages } from "./claims.ts";
+import { WEBHOOK_MESSAGES } from "./messages.ts";
 import type { WebhookSecrets } from "./secrets.ts";
 import {
   parseWebhookUrl,
@@ -50,17 +50,6 @@ export const WEBHOOK_SLOTS_PER_HOST = 4;
 const MAX_ANSWER_BYTES = 4096;
 const MAX_BACKOFF_MS = 60 * 60 * 1000;
 
-/** A message a worker holds, under its claim's token. */
-type Due = {
-  id: string;
-  keyId: string;
-  host: string;
-  url: string;
-  payload: string;
-  attempts: number;
-  token: string;
-};
-
 /** What one attempt got: the HTTP status, or null when no answer came (refused, timed out). */
 type Attempt = { status: number | null; problem: string | null };
 
@@ -73,15 +62,16 @@ type Attempt = { status: number | null; problem: string | null };
  *
  * Attempts run in `concurrency` slots, claimed as slots free (never in rounds that wait for the
  * slowest): the keys with due messages in turn, each within its fair share and at most
- * WEBHOOK_SLOTS_PER_KEY, and at most WEBHOOK_SLOTS_PER_HOST to one host. A claim skips the
- * messages of a host at its cap, so an endpoint that never answers holds a few slots until its
- * timeout and never the others, however many messages wait for it.
+ * WEBHOOK_SLOTS_PER_KEY, and at most WEBHOOK_SLOTS_PER_HOST to one host. A claim does not read
+ * the messages of a host at its cap (`claimMessages`), so an endpoint that never answers holds a
+ * few slots until its timeout and never the others, however many messages wait for it.
  */
 export function createWebhookDelivery(options: WebhookDeliveryOptions) {
   const { database, secrets, policy, log } = options;
   const slots = new FairShare(options.concurrency, WEBHOOK_SLOTS_PER_KEY, WEBHOOK_SLOTS_PER_HOST);
+  const claimable = claimableMessages(slots);
   /** The attempts under way, by the work on each. */
-  const working = new Map<Promise<void>, Due>();
+  const working = new Map<Promise<void>, ClaimedMessage>();
   /** The key the last claim ended with: the next starts after it. */
   let lastKey = "";
   let started = false;
@@ -103,55 +93,7 @@ export function createWebhookDelivery(options: WebhookDeliveryOptions) {
     await allDue(database, WEBHOOK_MESSAGES);
   };
 
-  /**
-   * Leases, of each wanted key, up to `take` of its due messages (earliest first) under a new
-   * token, in one statement: messages to a host at its cap are passed over (read, but never
-   * waited behind), and of the rest no more go to one host than it has room for; messages
-   * another claim holds are skipped, not waited for. A leased message is next due when its lease
-   * runs out. Keys that gave fewer than wanted, and the `idle` ones, are settled.
-   */
-  const claim = async (wanted: { keyId: string; take: number }[], idle: string[]): Promise<Due[]> => {
-    if (wanted.length === 0) {
-      await settleUnits(database, WEBHOOK_MESSAGES, idle);
-      return [];
-    }
-    const token = `wh_${randomBytes(9).toString("hex")}`;
-    const room = Array.from(slots.targetRoom(), ([host, free]) => ({ host, free }));
-    const rows = await database.rows<Omit<Due, "token" | "keyId"> & { key_id: string }>(sql`
-      WITH wanted AS (
-        SELECT * FROM jsonb_to_recordset(${JSON.stringify(wanted)}::jsonb) AS w("keyId" text, take int)
-      ), room AS (
-        SELECT * FROM jsonb_to_recordset(${JSON.stringify(room)}::jsonb) AS r(host text, free int)
-      ), candidates AS (
-        SELECT c.id, c.host, c.next_attempt_at FROM wanted w CROSS JOIN LATERAL (
-          SELECT id, ${MESSAGE_HOST} AS host, next_attempt_at FROM webhook_deliveries
-          WHERE key_id = w."keyId" AND status = 'pending' AND next_attempt_at <= now()
-            AND (lease_until IS NULL OR lease_until < now())
-            AND ${MESSAGE_HOST} NOT IN (SELECT host FROM room WHERE free <= 0)
-          ORDER BY next_attempt_at
-          LIMIT w.take
-          FOR UPDATE SKIP LOCKED) c
-      ), picked AS (
-        SELECT ranked.id, ranked.host FROM (
-          SELECT id, host, row_number() OVER (PARTITION BY host ORDER BY next_attempt_at, id) AS n FROM candidates
-        ) ranked LEFT JOIN room ON room.host = ranked.host
-        WHERE ranked.n <= COALESCE(room.free, ${WEBHOOK_SLOTS_PER_HOST})
-      )
-      UPDATE webhook_deliveries d SET lease_token = ${token},
-        lease_until = now() + ${options.leaseMs} * interval '1 millisecond',
-        next_attempt_at = now() + ${options.leaseMs} * interval '1 millisecond'
-      FROM picked WHERE d.id = picked.id
-      RETURNING d.id, d.key_id, picked.host, d.url, d.payload, d.attempts`);
-    const claimed = new Map<string, number>();
-    for (const row of rows) claimed.set(row.key_id, (claimed.get(row.key_id) ?? 0) + 1);
-    await settleUnits(database, WEBHOOK_MESSAGES, [
-      ...idle,
-      ...wanted.filter(({ keyId, take }) => (claimed.get(keyId) ?? 0) < take).map(({ keyId }) => keyId),
-    ]);
-    return rows.map(({ key_id, ...row }) => ({ ...row, keyId: key_id, token }));
-  };
-
-  const attempt = async (due: Due): Promise<Attempt> => {
+  const attempt = async (due: ClaimedMessage): Promise<Attempt> => {
     let address: ResolvedAddress;
     let url: URL;
     try {
@@ -171,7 +113,7 @@ export function createWebhookDelivery(options: WebhookDeliveryOptions) {
     });
   };
 
-  const deliver = async (due: Due) => {
+  const deliver = async (due: ClaimedMessage) => {
     const outcome = await attempt(due);
     const delivered = outcome.status !== null && outcome.status >= 200 && outcome.status < 300;
     const delayMs =
@@ -194,7 +136,7 @@ export function createWebhookDelivery(options: WebhookDeliveryOptions) {
     else log.warn("webhook_attempt_failed", fields);
   };
 
-  const start = (due: Due) => {
+  const start = (due: ClaimedMessage) => {
     const release = slots.take(due.keyId, due.host);
     const running = deliver(due)
       .catch((error: unknown) => {
@@ -217,17 +159,21 @@ export function createWebhookDelivery(options: WebhookDeliveryOptions) {
         await prepare();
         started = true;
       }
-      if (slots.free <= 0) return false;
-      const due = await dueUnits(database, WEBHOOK_MESSAGES, lastKey, slots.free);
+      const window = slots.free;
+      if (window <= 0) return false;
+      const due = await dueUnits(database, claimable, lastKey, window);
       if (due.length === 0) return false;
       lastKey = due.at(-1)?.keyId ?? "";
       const allowed = slots.allowances(due.map(({ keyId, due }) => ({ key: keyId, wants: due })));
-      const messages = await claim(
+      const messages = await claimMessages(
+        database,
         due.flatMap(({ keyId }) => {
           const take = allowed.get(keyId) ?? 0;
           return take > 0 ? [{ keyId, take }] : [];
         }),
+        options.leaseMs,
         due.filter((unit) => unit.due === 0).map(({ keyId }) => keyId),
+        { slots, window },
       );
       for (const message of messages) start(message);
       return messages.length > 0 && slots.free > 0;

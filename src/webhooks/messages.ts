@@ -1,28 +1,20 @@
 import { randomBytes } from "node:crypto";
 import { sql } from "drizzle-orm";
-import { type DueQueue, markDue } from "../background/due-units.ts";
+import { markDue, type QueueUnits } from "../background/due-units.ts";
 import type { Batch, BatchEvent } from "../batches/schema.ts";
 import type { Rows } from "../kernel/db.ts";
 
 /** How long a message is retried before it is given up. */
 export const DELIVERY_WINDOW_HOURS = 24;
 
-/** The host a message goes to, from its URL (stored normalized: lower case, IPv6 in brackets). */
-export const MESSAGE_HOST = sql`coalesce(substring(url from '^[a-z][a-z0-9+.-]*://([[][^]]*[]]|[^:/?#]*)'), '')`;
-
 /**
  * Webhook messages, in units of one key: a key is due when one of its pending messages is, so a
  * key whose messages all wait for their retry costs a claim nothing.
  */
-export const WEBHOOK_MESSAGES: DueQueue = {
+export const WEBHOOK_MESSAGES: QueueUnits = {
   name: "webhooks",
   earliest: (unit) =>
     sql`(SELECT min(next_attempt_at) FROM webhook_deliveries WHERE key_id = ${unit} AND status = 'pending')`,
-  due: (unit, cap) => sql`(SELECT count(*)::int FROM (
-    SELECT 1 FROM webhook_deliveries
-    WHERE key_id = ${unit} AND status = 'pending' AND next_attempt_at <= now()
-      AND (lease_until IS NULL OR lease_until < now())
-    LIMIT ${cap}) AS due)`,
 };
 
 /**

@@ -27,3 +27,30 @@ export async function dropPending(database: Database, keyIds: string[]): Promise
     UPDATE webhook_deliveries SET status = 'failed'
     WHERE status = 'pending' AND key_id IN (SELECT value FROM jsonb_array_elements_text(${JSON.stringify(keyIds)}::jsonb))`);
 }
+
+/**
+ * `count` queued messages of `keyId` for `url`, each of a batch of its own, due `dueAt`, in one
+ * statement: a backlog, without a transaction per message.
+ */
+export async function queueBacklog(
+  database: Database,
+  keyId: string,
+  url: string,
+  count: number,
+  dueAt = sql`now()`,
+): Promise<void> {
+  await database.transaction(async (rows) => {
+    await rows(sql`
+      WITH made AS (
+        INSERT INTO batches (id, key_id, total, webhook_url)
+        SELECT 'bat_' || substr(md5(random()::text || n), 1, 24), ${keyId}, 0, ${url}
+        FROM generate_series(1, ${count}) AS n
+        RETURNING id)
+      INSERT INTO webhook_deliveries (id, batch_id, key_id, url, payload, next_attempt_at, give_up_at)
+      SELECT 'msg_' || substr(md5(id), 1, 24), id, ${keyId}, ${url},
+        json_build_object('type', 'batch.completed', 'data', json_build_object('id', id))::text,
+        ${dueAt}, now() + interval '1 hour'
+      FROM made`);
+    await rows(markDue(WEBHOOK_MESSAGES, keyId, keyId, dueAt));
+  });
+}

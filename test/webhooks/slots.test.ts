@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterEach, beforeAll, describe, expect, test } from "bun:test";
 import net from "node:net";
 import { sql } from "drizzle-orm";
 import type { Database } from "../../src/kernel/db.ts";
@@ -10,8 +10,8 @@ import {
 } from "../../src/webhooks/delivery.ts";
 import { WebhookSecrets } from "../../src/webhooks/secrets.ts";
 import type { Resolver } from "../../src/webhooks/target.ts";
-import { proKey, testKeyStore } from "../support/database.ts";
-import { dropPending, queueMessage } from "../support/webhook-messages.ts";
+import { deleteWorkOf, proKey, testKeyStore } from "../support/database.ts";
+import { queueBacklog, queueMessage } from "../support/webhook-messages.ts";
 
 /**
  * Webhook delivery's slots under one key's pathological load, over real HTTP on loopback with
@@ -34,8 +34,9 @@ beforeAll(async () => {
     return id;
   };
 });
-// Left pending, this file's messages would be attempted by every later worker on this database.
-afterAll(() => dropPending(database, keys));
+// Left pending, a test's messages would be attempted by every later worker on this database,
+// the next test's included, and compete there for the caps of the hosts they share.
+afterEach(() => deleteWorkOf(database, keys));
 
 function worker(times: { timeoutMs: number; connectTimeoutMs: number }) {
   return createWebhookDelivery({
@@ -186,7 +187,7 @@ describe("webhook delivery slots", () => {
     );
   }, 120_000);
 
-  test("a claim passes over the messages of a host at its cap: the same key's others go", async () => {
+  test("a host at its cap, with a long backlog of a key's messages: the same key's others go", async () => {
     let held = 0;
     const silent = Bun.serve({
       hostname: "127.0.0.1",
@@ -205,7 +206,7 @@ describe("webhook delivery slots", () => {
       await queueAll(a, silentUrl, WEBHOOK_SLOTS_PER_HOST);
       delivery.start();
       while (held < WEBHOOK_SLOTS_PER_HOST) await Bun.sleep(10);
-      await queueAll(c, silentUrl, 100);
+      await queueBacklog(database, c, silentUrl, 20_000);
       const others = await queueAll(c, `http://healthy.test:${healthy.port}/in`, 8);
       await attempted(others, "delivered", 20_000);
     } finally {

@@ -1,0 +1,1 @@
+CREATE INDEX "webhook_deliveries_key_host_due_idx" ON "webhook_deliveries" USING btree ("key_id",coalesce(substring("url" from '^[a-z][a-z0-9+.-]*://([[][^]]*[]]|[^:/?#]*)'), ''),"next_attempt_at") WHERE "webhook_deliveries"."status" = 'pending';
