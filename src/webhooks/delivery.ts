@@ -28,7 +28,10 @@ export type WebhookDeliveryOptions = {
   concurrency: number;
   /** The most one attempt may take, connecting included. */
   timeoutMs: number;
-  /** The most connecting may take (TCP, and TLS for https): a target that does not accept gives its slot back this soon. */
+  /**
+   * The most connecting may take (the host name resolved, TCP, and TLS for https): a target whose
+   * name does not resolve, or that does not accept, gives its slot back this soon.
+   */
   connectTimeoutMs: number;
   /** The first retry's delay; it doubles per attempt, up to an hour. */
   backoffBaseMs: number;
@@ -94,17 +97,23 @@ export function createWebhookDelivery(options: WebhookDeliveryOptions) {
   };
 
   const attempt = async (due: ClaimedMessage): Promise<Attempt> => {
+    const startedAt = performance.now();
     let address: ResolvedAddress;
     let url: URL;
     try {
       url = parseWebhookUrl(due.url, policy);
-      address = await resolveWebhookTarget(url, policy, options.resolve);
+      // A resolver that never answers would otherwise hold the slot for good.
+      address = await within(
+        options.connectTimeoutMs,
+        resolveWebhookTarget(url, policy, options.resolve),
+        () => new Error(`its host ${url.hostname} did not resolve within ${options.connectTimeoutMs} ms`),
+      );
     } catch (error) {
       return { status: null, problem: `webhook_url ${(error as Error).message}` };
     }
     const sentAt = new Date();
     const signature = new Webhook(await secrets.get(due.keyId)).sign(due.id, sentAt, due.payload);
-    return post(url, address, options, due.payload, {
+    return post(url, address, { ...options, startedAt }, due.payload, {
       "content-type": "application/json",
       "user-agent": "vat-iban-service-webhooks",
       "webhook-id": due.id,
@@ -209,25 +218,47 @@ export function createWebhookDelivery(options: WebhookDeliveryOptions) {
 export type WebhookDelivery = ReturnType<typeof createWebhookDelivery>;
 
 /**
+ * `promise`'s value, or the error `failure` makes once `ms` have passed without one; the
+ * promise is then left to settle unheard.
+ */
+async function within<T>(ms: number, promise: Promise<T>, failure: () => Error): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(failure()), ms);
+  });
+  try {
+    return await Promise.race([promise, expired]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
  * One POST to exactly `address`, for `url`'s host name (its TLS name and Host header): given up
  * when the connection is not made (TLS included) within `connectTimeoutMs`, or no answer has
- * come within `timeoutMs`.
+ * come within `timeoutMs`, both counted from the attempt's `startedAt` (`performance.now()`),
+ * which the resolution of the host name took its part of.
  */
 function post(
   url: URL,
   address: ResolvedAddress,
-  { timeoutMs, connectTimeoutMs }: { timeoutMs: number; connectTimeoutMs: number },
+  {
+    timeoutMs,
+    connectTimeoutMs,
+    startedAt,
+  }: { timeoutMs: number; connectTimeoutMs: number; startedAt: number },
   body: string,
   headers: Record<string, string>,
 ): Promise<Attempt> {
   const secure = url.protocol === "https:";
+  const left = (ms: number) => Math.max(0, startedAt + ms - performance.now());
   return new Promise((resolve) => {
     const request = (secure ? https : http).request(
       url,
       {
         method: "POST",
         headers: { ...headers, "content-length": String(Buffer.byteLength(body)) },
-        timeout: timeoutMs,
+        timeout: left(timeoutMs),
         lookup: (_host, lookupOptions, callback) =>
           (lookupOptions as { all?: boolean }).all
             ? (callback as (error: null, addresses: ResolvedAddress[]) => void)(null, [address])
@@ -247,11 +278,11 @@ function post(
     );
     const deadline = setTimeout(
       () => request.destroy(new Error(`no answer within ${timeoutMs} ms`)),
-      timeoutMs,
+      left(timeoutMs),
     );
     const connecting = setTimeout(
       () => request.destroy(new Error(`not connected within ${connectTimeoutMs} ms`)),
-      connectTimeoutMs,
+      left(connectTimeoutMs),
     );
     request.on("socket", (socket) => {
       // A socket kept alive from an earlier request is connected already.

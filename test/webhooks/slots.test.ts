@@ -17,8 +17,9 @@ import { queueBacklog, queueMessage } from "../support/webhook-messages.ts";
  * Webhook delivery's slots under one key's pathological load, over real HTTP on loopback with
  * the messages in the real database: an endpoint that never answers holds its key's few slots
  * and no others; no host gets more than its cap of attempts at once; a target that never
- * completes a connection gives its slot back after the connect timeout, not the whole timeout.
- * Each endpoint has a host name of its own, resolved to loopback, since the caps go by host.
+ * completes a connection, or whose name never resolves, gives its slot back after the connect
+ * timeout, not the whole timeout. Each endpoint has a host name of its own, resolved to
+ * loopback, since the caps go by host.
  */
 let database: Database;
 let newKey: (name: string) => Promise<string>;
@@ -38,19 +39,22 @@ beforeAll(async () => {
 // the next test's included, and compete there for the caps of the hosts they share.
 afterEach(() => deleteWorkOf(database, keys));
 
-function worker(times: { timeoutMs: number; connectTimeoutMs: number }) {
+function worker(
+  times: { timeoutMs: number; connectTimeoutMs: number },
+  { concurrency = 16, resolve = loopback }: { concurrency?: number; resolve?: Resolver } = {},
+) {
   return createWebhookDelivery({
     database,
     secrets: new WebhookSecrets(database),
     policy: { allowHttp: true, allowPrivate: true },
     log: createLogger("silent"),
-    concurrency: 16,
+    concurrency,
     ...times,
     backoffBaseMs: 100,
     pollMs: 20,
     leaseMs: 120_000,
     soleWorker: false,
-    resolve: loopback,
+    resolve,
   });
 }
 
@@ -68,6 +72,11 @@ async function attempted(ids: string[], status: string | null, withinMs: number)
     await Bun.sleep(10);
   }
 }
+
+const attempts = async (id: string) =>
+  (
+    await database.rows<{ attempts: number }>(sql`SELECT attempts FROM webhook_deliveries WHERE id = ${id}`)
+  )[0]?.attempts;
 
 const queueAll = (keyId: string, url: string, count: number) =>
   Promise.all(Array.from({ length: count }, () => queueMessage(database, keyId, url)));
@@ -234,6 +243,38 @@ describe("webhook delivery slots", () => {
       sql`SELECT last_status FROM webhook_deliveries WHERE id = ${id as string}`,
     );
     expect(row?.last_status).toBeNull();
+  }, 60_000);
+
+  test("a host name that never resolves gives its slot back after the connect timeout, and is retried", async () => {
+    const healthy = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response("ok") });
+    const connectTimeoutMs = 300;
+    const timeoutMs = 30_000;
+    const unanswered: Resolver = (host) =>
+      host === "unanswered.test" ? new Promise(() => {}) : loopback(host);
+    // One slot: the other key's message goes only if the hanging lookup gives it back.
+    const delivery = worker({ timeoutMs, connectTimeoutMs }, { concurrency: 1, resolve: unanswered });
+    const [hanging] = await queueAll(await newKey("webhooks unanswered"), "http://unanswered.test/in", 1);
+    const id = hanging as string;
+    delivery.start();
+    try {
+      const tookMs = await attempted([id], "pending", timeoutMs / 4);
+      expect(tookMs).toBeGreaterThanOrEqual(connectTimeoutMs);
+      const other = await queueAll(
+        await newKey("webhooks resolving"),
+        `http://healthy.test:${healthy.port}/in`,
+        1,
+      );
+      await attempted(other, "delivered", timeoutMs / 4);
+      const started = performance.now();
+      while (((await attempts(id)) ?? 0) < 2) {
+        if (performance.now() - started > timeoutMs / 4)
+          throw new Error("the failed attempt was not retried");
+        await Bun.sleep(10);
+      }
+    } finally {
+      await delivery.stop(0);
+      await healthy.stop(true);
+    }
   }, 60_000);
 
   test("an answer slower than the connect timeout is still waited for", async () => {
