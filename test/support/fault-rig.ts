@@ -3,12 +3,12 @@
  * the VIES fake over HTTP, the service as a real process wired to all three, and keys with
  * limits high enough that only the fault under test shapes the answers.
  */
-import { afterAll, beforeAll } from "bun:test";
+import { afterAll, beforeAll, expect } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DEFAULT_VIES_REGISTRY, startViesFake, type ViesFake } from "../fakes/vies.ts";
-import { billingOf, createKeys } from "./billing-rows.ts";
+import { type Billing, billingOf, createKeys } from "./billing-rows.ts";
 import {
   startThrowawayPostgres,
   startThrowawayRedis,
@@ -16,7 +16,14 @@ import {
   type ThrowawayRedis,
 } from "./processes.ts";
 import { type ServiceProcess, serviceProcess, stopAllServices } from "./service.ts";
-import { startTraffic, type Traffic, type TrafficOptions } from "./traffic.ts";
+import {
+  type Answer,
+  billableAnswers,
+  billingProblems,
+  startTraffic,
+  type Traffic,
+  type TrafficOptions,
+} from "./traffic.ts";
 
 /** Numbers the VIES fake knows as registered: after their first (billed) check they are cached. */
 export const CACHED_VAT = Object.keys(DEFAULT_VIES_REGISTRY);
@@ -127,4 +134,14 @@ export function faultRigForDescribe(seed: number, settings: Record<string, strin
     if (!rig) throw new Error("the fault rig has not started");
     return rig;
   };
+}
+
+/**
+ * The billing of a run in which no request was cut off: the units in the database are exactly
+ * the billable answers received, each its own, and none is left reserved.
+ */
+export function expectBilledAsAnswered(answers: Answer[], billing: Billing): void {
+  expect(billing.used).toBe(billableAnswers(answers));
+  expect(billingProblems(answers, billing.used)).toEqual([]);
+  expect(billing).toMatchObject({ reserved: 0, reservations: 0 });
 }

@@ -254,6 +254,24 @@ export function summarize(answers: Answer[], fromMs = 0, toMs = Infinity): Recor
   return summary;
 }
 
+/** The answers' summaries before an outage, during it (until the restart began) and after. */
+export function aroundOutage(answers: Answer[], downAt: number, restartAt: number) {
+  return {
+    before: summarize(answers, 0, downAt),
+    outage: summarize(answers, downAt, restartAt),
+    after: summarize(answers, restartAt),
+  };
+}
+
+/**
+ * How long after `from` (ms into the traffic) the first answer sent since then that is `wanted`
+ * arrived; null when none did.
+ */
+export function firstArrivalAfter(answers: Answer[], from: number, wanted: (answer: Answer) => boolean) {
+  const first = answers.find((answer) => answer.at >= from && wanted(answer));
+  return first ? first.at + first.ms - from : null;
+}
+
 /** How many answers the client received with `billable: true`. */
 export function billableAnswers(answers: Answer[]): number {
   return answers.filter((answer) => answer.billable).length;
