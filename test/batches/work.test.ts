@@ -12,10 +12,10 @@ import {
   rescheduleItem,
 } from "../../src/batches/work.ts";
 import type { Database } from "../../src/kernel/db.ts";
-import type { VatResult } from "../../src/vat/schema.ts";
 import { deleteWorkOf, proKey, testKeyStore } from "../support/database.ts";
 import { createVatNumberSource } from "../support/synthetic-vat-numbers.ts";
 import { danishNumbers } from "../support/vat-numbers.ts";
+import { freshVatResult } from "../support/vat-results.ts";
 
 /** The claims of batch items, on the real database: each claim holds its items under a token of its own. */
 let database: Database;
@@ -254,23 +254,15 @@ describe("repeats", () => {
     expect(await claimItems(database, [{ ...batch, take: 10 }], 60_000)).toEqual([]);
     expect(await due()).toEqual([]);
 
-    const answer: VatResult = {
+    const answer = freshVatResult({
       input: a,
-      valid: true,
       vat_number: a,
       country_code: "DK",
       country_name: "Denmark",
       name: "Firma ApS",
       address: null,
-      source: "vies",
-      cached: false,
-      stale: false,
       checked_at: "2026-03-15T12:00:00.000Z",
-      consultation_number: null,
-      error: null,
-      warning: null,
-      match: null,
-    };
+    });
     const [first] = firsts;
     if (!first) throw new Error("expected the first item");
     const finished = { ...outcome(first), vat: answer };

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
 import type { ValidateResponse } from "../../src/http/schemas.ts";
 import { type Harness, startHarness } from "../support/harness.ts";
+import { freshVatResult } from "../support/vat-results.ts";
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -18,23 +19,9 @@ describe("POST /validate with a VAT number", () => {
     const { secret } = await harness.createKey("pro");
     const first = await harness.validate<ValidateResponse>(secret, { vat: "NL 854265259 B01" });
     expect(first.status).toBe(200);
-    expect(first.body.vat).toEqual({
-      input: "NL 854265259 B01",
-      valid: true,
-      vat_number: "NL854265259B01",
-      country_code: "NL",
-      country_name: "Netherlands",
-      name: "GITHUB B.V.",
-      address: "VIJZELSTRAAT 00068\n1017HL AMSTERDAM",
-      source: "vies",
-      cached: false,
-      stale: false,
-      checked_at: new Date(harness.clock.now()).toISOString(),
-      consultation_number: null,
-      error: null,
-      warning: null,
-      match: null,
-    });
+    expect(first.body.vat).toEqual(
+      freshVatResult({ input: "NL 854265259 B01", checked_at: new Date(harness.clock.now()).toISOString() }),
+    );
     expect(first.body.billable).toBe(true);
     expect(first.body.usage.used).toBe(1);
 

@@ -3,6 +3,7 @@ import { changesBetween, supersedes } from "../../src/monitors/changes.ts";
 import { afterQuotaReset, nextRound, outageDelayMs } from "../../src/monitors/schedule.ts";
 import type { VatResult } from "../../src/vat/schema.ts";
 import { prng } from "../support/prng.ts";
+import { freshVatResult } from "../support/vat-results.ts";
 
 const DAY = 86_400_000;
 const HOUR = 3_600_000;
@@ -70,23 +71,7 @@ test("afterQuotaReset: within the hour after the reset", () => {
   expect(afterQuotaReset(T0, () => 0.999_999)).toBeLessThan(T0 + HOUR);
 });
 
-const ANSWER: VatResult = {
-  input: "NL854265259B01",
-  valid: true,
-  vat_number: "NL854265259B01",
-  country_code: "NL",
-  country_name: "Netherlands",
-  name: "GITHUB B.V.",
-  address: "VIJZELSTRAAT 00068\n1017HL AMSTERDAM",
-  source: "vies",
-  cached: false,
-  stale: false,
-  checked_at: "2026-03-15T12:00:00.000Z",
-  consultation_number: null,
-  error: null,
-  warning: null,
-  match: null,
-};
+const ANSWER = freshVatResult({ checked_at: "2026-03-15T12:00:00.000Z" });
 const LAPSED: VatResult = { ...ANSWER, valid: false, name: null, address: null };
 const matched = (overall: "match" | "mismatch", by: "local" | "authority" = "local"): VatResult => ({
   ...ANSWER,
