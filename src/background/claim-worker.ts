@@ -21,11 +21,9 @@ export type ClaimWorkerOptions<Unit extends DueUnit, Work extends ClaimedWork> =
   slots: FairShare;
   /** How often work is looked for while there is nothing to do. */
   pollMs: number;
-  /** How long a claim holds its work; renewed every third of it while the work is under way. */
-  leaseMs: number;
   log: Logger;
-  /** The events logged when a look for work fails, when one unit's work throws, and when renewing leases fails. */
-  events: { claimFailed: string; workFailed: string; renewalFailed: string };
+  /** The events logged when a look for work fails, and when one unit's work throws. */
+  events: { claimFailed: string; workFailed: string };
   /** Runs before the first look for work (and again at the next tick while it fails). */
   prepare(): Promise<void>;
   /** Looks for at most `window` due units, one per key, the keys after `afterKey` first. */
@@ -36,29 +34,41 @@ export type ClaimWorkerOptions<Unit extends DueUnit, Work extends ClaimedWork> =
   work(work: Work, untarget: () => void): Promise<void>;
   /** Says which work a `workFailed` line is about. */
   describe(work: Work): LogFields;
-  renew(tokens: string[]): Promise<void>;
-  release(tokens: string[]): Promise<void>;
+  /**
+   * Keeps the leases of the work under way alive, every third of `leaseMs`. Work bounded well
+   * within its lease by a timeout of its own needs none.
+   */
+  renewal?: {
+    /** How long a claim holds its work. */
+    leaseMs: number;
+    renew(tokens: string[]): Promise<void>;
+    /** The event logged when renewing fails. */
+    failed: string;
+  };
+  /** Gives up the leases on `held`, the work that did not finish in time at stop. */
+  release(held: Work[]): Promise<void>;
   /** Resolves once what finished work handed on to be written in bulk is written. */
-  flush(): Promise<void>;
+  flush?(): Promise<void>;
 };
+
+/** The claims holding `work`: each token once, however much of the work it holds. */
+export const leaseTokens = (work: ClaimedWork[]) => [...new Set(work.map(({ token }) => token))];
 
 /**
  * A background worker that leases due work from the database as its slots free (the keys with
- * work in turn, each within its fair share), keeps the leases of the work under way alive, and
- * at stop gives up those of work that did not finish in time, so it is taken again at once
- * instead of when its lease runs out.
+ * work in turn, each within its fair share), keeps the leases of the work under way alive where
+ * they need it, and at stop gives up those of work that did not finish in time, so it is taken
+ * again at once instead of when its lease runs out.
  */
 export function createClaimWorker<Unit extends DueUnit, Work extends ClaimedWork>(
   options: ClaimWorkerOptions<Unit, Work>,
 ) {
-  const { slots, leaseMs, log, events } = options;
+  const { slots, log, events, renewal } = options;
   let started = false;
   /** The key the last claim ended with: the next starts after it. */
   let lastKey = "";
   /** The work under way, by the promise of each. */
   const working = new Map<Promise<void>, Work>();
-  /** The claims with work still under way: the leases to renew, or to give up at stop. */
-  const heldTokens = () => [...new Set(Array.from(working.values(), (work) => work.token))];
 
   const start = (work: Work) => {
     let release = slots.take(work.keyId, options.target(work));
@@ -109,10 +119,14 @@ export function createClaimWorker<Unit extends DueUnit, Work extends ClaimedWork
     },
   });
 
-  const renewal = setInterval(() => {
-    options.renew(heldTokens()).catch((error) => log.warn(events.renewalFailed, describeFailure(error)));
-  }, leaseMs / 3);
-  renewal.unref();
+  const renewing =
+    renewal &&
+    setInterval(() => {
+      renewal
+        .renew(leaseTokens([...working.values()]))
+        .catch((error) => log.warn(renewal.failed, describeFailure(error)));
+    }, renewal.leaseMs / 3);
+  renewing?.unref();
 
   return {
     start: () => poller.start(),
@@ -124,10 +138,10 @@ export function createClaimWorker<Unit extends DueUnit, Work extends ClaimedWork
      */
     async stop(graceMs: number): Promise<void> {
       await poller.stop();
-      clearInterval(renewal);
+      clearInterval(renewing);
       await Promise.race([Promise.all(working.keys()), Bun.sleep(graceMs)]);
-      await options.flush();
-      await options.release(heldTokens()).catch(() => {});
+      await options.flush?.();
+      await options.release([...working.values()]).catch(() => {});
     },
   };
 }

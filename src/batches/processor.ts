@@ -1,7 +1,7 @@
 import type { Account } from "../accounts/authenticator.ts";
 import { ibanIsBillable } from "../accounts/billing.ts";
 import type { Meter, Reservation } from "../accounts/meter.ts";
-import { createClaimWorker } from "../background/claim-worker.ts";
+import { createClaimWorker, leaseTokens } from "../background/claim-worker.ts";
 import { FairShare } from "../background/fair-share.ts";
 import type { IbanEngine } from "../iban/engine.ts";
 import type { IbanResult } from "../iban/schema.ts";
@@ -236,12 +236,10 @@ export function createBatchProcessor(options: BatchProcessorOptions) {
   return createClaimWorker<DueBatch, ClaimedItem>({
     slots,
     pollMs: options.pollMs,
-    leaseMs,
     log,
     events: {
       claimFailed: "batch_claim_failed",
       workFailed: "batch_item_failed",
-      renewalFailed: "batch_lease_renewal_failed",
     },
     prepare: () => prepareClaims(database, options.soleWorker),
     async find(afterKey, window) {
@@ -260,8 +258,12 @@ export function createBatchProcessor(options: BatchProcessorOptions) {
     target: (item) => item.prefix ?? undefined,
     work,
     describe: (item) => ({ batch: item.batchId, index: item.index }),
-    renew: (tokens) => renewLeases(database, tokens, leaseMs),
-    release: (tokens) => releaseLeases(database, tokens),
+    renewal: {
+      leaseMs,
+      renew: (tokens) => renewLeases(database, tokens, leaseMs),
+      failed: "batch_lease_renewal_failed",
+    },
+    release: (held) => releaseLeases(database, leaseTokens(held)),
     flush: () => finishing.idle(),
   });
 }

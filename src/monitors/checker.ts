@@ -1,6 +1,6 @@
 import type { Account } from "../accounts/authenticator.ts";
 import type { Meter, Reservation } from "../accounts/meter.ts";
-import { createClaimWorker } from "../background/claim-worker.ts";
+import { createClaimWorker, leaseTokens } from "../background/claim-worker.ts";
 import { FairShare } from "../background/fair-share.ts";
 import { Batcher } from "../kernel/batcher.ts";
 import type { Clock } from "../kernel/clock.ts";
@@ -213,12 +213,10 @@ export function createMonitorChecker(options: MonitorCheckerOptions) {
   return createClaimWorker({
     slots,
     pollMs: options.pollMs,
-    leaseMs,
     log,
     events: {
       claimFailed: "monitor_claim_failed",
       workFailed: "monitor_check_failed",
-      renewalFailed: "monitor_lease_renewal_failed",
     },
     prepare: () => prepareChecks(database, options.soleWorker),
     async find(afterKey, window) {
@@ -240,8 +238,12 @@ export function createMonitorChecker(options: MonitorCheckerOptions) {
     target: (check) => check.prefix,
     work,
     describe: (check) => ({ monitor: check.monitorId }),
-    renew: (tokens) => renewLeases(database, tokens, leaseMs),
-    release: (tokens) => releaseLeases(database, tokens),
+    renewal: {
+      leaseMs,
+      renew: (tokens) => renewLeases(database, tokens, leaseMs),
+      failed: "monitor_lease_renewal_failed",
+    },
+    release: (held) => releaseLeases(database, leaseTokens(held)),
     flush: () => finishing.idle(),
   });
 }

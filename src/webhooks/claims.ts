@@ -121,3 +121,22 @@ export async function claimMessages(
   ]);
   return rows.map(({ key_id, ...row }) => ({ ...row, keyId: key_id, token }));
 }
+
+/**
+ * Gives up the leases on `held` (a worker stopping), so the messages can be attempted at once;
+ * each by its id and its claim's token, so a message whose attempt failed unwritten keeps its
+ * lease until it runs out.
+ */
+export async function releaseMessages(database: Database, held: ClaimedMessage[]): Promise<void> {
+  if (held.length === 0) return;
+  await database.rows(sql`
+    WITH released AS (
+      UPDATE webhook_deliveries d SET lease_token = NULL, lease_until = NULL, next_attempt_at = now()
+      FROM jsonb_to_recordset(${JSON.stringify(held.map(({ id, token }) => ({ id, token })))}::jsonb)
+        AS h(id text, token text)
+      WHERE d.id = h.id AND d.lease_token = h.token AND d.status = 'pending'
+      RETURNING d.key_id
+    )
+    UPDATE work_due SET due_at = now(), marks = marks + 1
+    WHERE queue = ${WEBHOOK_MESSAGES.name} AND unit IN (SELECT key_id FROM released)`);
+}

@@ -2,13 +2,12 @@ import http from "node:http";
 import https from "node:https";
 import { sql } from "drizzle-orm";
 import { Webhook } from "standardwebhooks";
+import { createClaimWorker } from "../background/claim-worker.ts";
 import { allDue, dueUnits, markDue } from "../background/due-units.ts";
 import { FairShare } from "../background/fair-share.ts";
-import { createPoller } from "../background/poller.ts";
 import type { Database } from "../kernel/db.ts";
-import { describeFailure } from "../kernel/failure.ts";
 import type { Logger } from "../kernel/log.ts";
-import { type ClaimedMessage, claimableMessages, claimMessages } from "./claims.ts";
+import { type ClaimedMessage, claimableMessages, claimMessages, releaseMessages } from "./claims.ts";
 import { WEBHOOK_MESSAGES } from "./messages.ts";
 import type { WebhookSecrets } from "./secrets.ts";
 import {
@@ -73,11 +72,6 @@ export function createWebhookDelivery(options: WebhookDeliveryOptions) {
   const { database, secrets, policy, log } = options;
   const slots = new FairShare(options.concurrency, WEBHOOK_SLOTS_PER_KEY, WEBHOOK_SLOTS_PER_HOST);
   const claimable = claimableMessages(slots);
-  /** The attempts under way, by the work on each. */
-  const working = new Map<Promise<void>, ClaimedMessage>();
-  /** The key the last claim ended with: the next starts after it. */
-  let lastKey = "";
-  let started = false;
 
   /**
    * Every key with pending messages has its row in `work_due` (messages from before it existed
@@ -145,74 +139,31 @@ export function createWebhookDelivery(options: WebhookDeliveryOptions) {
     else log.warn("webhook_attempt_failed", fields);
   };
 
-  const start = (due: ClaimedMessage) => {
-    const release = slots.take(due.keyId, due.host);
-    const running = deliver(due)
-      .catch((error: unknown) => {
-        // Its lease runs out and another attempt picks the message up.
-        log.error("webhook_delivery_failed", { message: due.id, ...describeFailure(error) });
-      })
-      .finally(() => {
-        release();
-        working.delete(running);
-        poller.wake();
-      });
-    working.set(running, due);
-  };
-
-  const poller = createPoller({
-    intervalMs: options.pollMs,
-    onError: (error) => log.error("webhook_claim_failed", describeFailure(error)),
-    async tick() {
-      if (!started) {
-        await prepare();
-        started = true;
-      }
-      const window = slots.free;
-      if (window <= 0) return false;
-      const due = await dueUnits(database, claimable, lastKey, window);
-      if (due.length === 0) return false;
-      lastKey = due.at(-1)?.keyId ?? "";
-      const allowed = slots.allowances(due.map(({ keyId, due }) => ({ key: keyId, wants: due })));
-      const messages = await claimMessages(
-        database,
-        due.flatMap(({ keyId }) => {
-          const take = allowed.get(keyId) ?? 0;
-          return take > 0 ? [{ keyId, take }] : [];
-        }),
-        options.leaseMs,
-        due.filter((unit) => unit.due === 0).map(({ keyId }) => keyId),
-        { slots, window },
-      );
-      for (const message of messages) start(message);
-      return messages.length > 0 && slots.free > 0;
+  // No lease renewal: an attempt is cut off at `timeoutMs`, well within its lease.
+  return createClaimWorker({
+    slots,
+    pollMs: options.pollMs,
+    log,
+    events: { claimFailed: "webhook_claim_failed", workFailed: "webhook_delivery_failed" },
+    prepare,
+    async find(afterKey, window) {
+      return {
+        due: await dueUnits(database, claimable, afterKey, window),
+        claim: (wanted, idle) =>
+          claimMessages(
+            database,
+            wanted.map(({ unit: { keyId }, take }) => ({ keyId, take })),
+            options.leaseMs,
+            idle.map(({ keyId }) => keyId),
+            { slots, window },
+          ),
+      };
     },
+    target: (message) => message.host,
+    work: deliver,
+    describe: (message) => ({ message: message.id }),
+    release: (held) => releaseMessages(database, held),
   });
-
-  return {
-    start: () => poller.start(),
-    /**
-     * Stops claiming, lets the attempts under way finish for up to `graceMs`, and gives up the
-     * leases of those that did not, so another instance (or the next start) takes them at once.
-     */
-    async stop(graceMs: number): Promise<void> {
-      await poller.stop();
-      await Promise.race([Promise.all(working.keys()), Bun.sleep(graceMs)]);
-      const held = Array.from(working.values(), ({ id, token }) => ({ id, token }));
-      if (held.length === 0) return;
-      await database
-        .rows(sql`
-          WITH released AS (
-            UPDATE webhook_deliveries d SET lease_token = NULL, lease_until = NULL, next_attempt_at = now()
-            FROM jsonb_to_recordset(${JSON.stringify(held)}::jsonb) AS h(id text, token text)
-            WHERE d.id = h.id AND d.lease_token = h.token AND d.status = 'pending'
-            RETURNING d.key_id
-          )
-          UPDATE work_due SET due_at = now(), marks = marks + 1
-          WHERE queue = ${WEBHOOK_MESSAGES.name} AND unit IN (SELECT key_id FROM released)`)
-        .catch(() => {});
-    },
-  };
 }
 
 export type WebhookDelivery = ReturnType<typeof createWebhookDelivery>;

@@ -8,6 +8,7 @@ import {
   WEBHOOK_SLOTS_PER_HOST,
   WEBHOOK_SLOTS_PER_KEY,
 } from "../../src/webhooks/delivery.ts";
+import { WEBHOOK_MESSAGES } from "../../src/webhooks/messages.ts";
 import { WebhookSecrets } from "../../src/webhooks/secrets.ts";
 import type { Resolver } from "../../src/webhooks/target.ts";
 import { deleteWorkOf, proKey, testKeyStore } from "../support/database.ts";
@@ -18,8 +19,8 @@ import { queueBacklog, queueMessage } from "../support/webhook-messages.ts";
  * the messages in the real database: an endpoint that never answers holds its key's few slots
  * and no others; no host gets more than its cap of attempts at once; a target that never
  * completes a connection, or whose name never resolves, gives its slot back after the connect
- * timeout, not the whole timeout. Each endpoint has a host name of its own, resolved to
- * loopback, since the caps go by host.
+ * timeout, not the whole timeout; a worker that stops gives back the attempts it still holds.
+ * Each endpoint has a host name of its own, resolved to loopback, since the caps go by host.
  */
 let database: Database;
 let newKey: (name: string) => Promise<string>;
@@ -78,20 +79,33 @@ const attempts = async (id: string) =>
     await database.rows<{ attempts: number }>(sql`SELECT attempts FROM webhook_deliveries WHERE id = ${id}`)
   )[0]?.attempts;
 
+/** An endpoint that takes requests and never answers them, at host `silent.test`. */
+function silentEndpoint() {
+  let requests = 0;
+  const server = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    fetch() {
+      requests += 1;
+      return new Promise<Response>(() => {});
+    },
+  });
+  return {
+    url: `http://silent.test:${server.port}/in`,
+    /** Resolves once it has taken `count` requests. */
+    async holding(count: number) {
+      while (requests < count) await Bun.sleep(10);
+    },
+    stop: () => server.stop(true),
+  };
+}
+
 const queueAll = (keyId: string, url: string, count: number) =>
   Promise.all(Array.from({ length: count }, () => queueMessage(database, keyId, url)));
 
 describe("webhook delivery slots", () => {
   test("an endpoint that never answers, with a backlog, does not delay another key's deliveries", async () => {
-    let silentRequests = 0;
-    const silent = Bun.serve({
-      hostname: "127.0.0.1",
-      port: 0,
-      fetch() {
-        silentRequests += 1;
-        return new Promise<Response>(() => {});
-      },
-    });
+    const silent = silentEndpoint();
     // B's endpoint: how long until it has had `messages` more requests, from when they are queued.
     let received = 0;
     let arrived: { count: number; done: () => void } | null = null;
@@ -129,9 +143,9 @@ describe("webhook delivery slots", () => {
 
       // A's endpoint holds every attempt for far longer than B's whole run takes alone.
       delivery = worker({ timeoutMs: Math.max(2000, Math.round(alone * 20)), connectTimeoutMs: 3000 });
-      await queueAll(a, `http://silent.test:${silent.port}/in`, 200);
+      await queueAll(a, silent.url, 200);
       delivery.start();
-      while (silentRequests < WEBHOOK_SLOTS_PER_KEY) await Bun.sleep(10);
+      await silent.holding(WEBHOOK_SLOTS_PER_KEY);
       const beside = await deliverB(messages, alone * 10);
       await delivery.stop(0);
 
@@ -141,7 +155,7 @@ describe("webhook delivery slots", () => {
       );
       expect(ratio).toBeLessThan(1.5);
     } finally {
-      await Promise.all([silent.stop(true), healthy.stop(true)]);
+      await Promise.all([silent.stop(), healthy.stop(true)]);
     }
   }, 120_000);
 
@@ -197,30 +211,21 @@ describe("webhook delivery slots", () => {
   }, 120_000);
 
   test("a host at its cap, with a long backlog of a key's messages: the same key's others go", async () => {
-    let held = 0;
-    const silent = Bun.serve({
-      hostname: "127.0.0.1",
-      port: 0,
-      fetch() {
-        held += 1;
-        return new Promise<Response>(() => {});
-      },
-    });
+    const silent = silentEndpoint();
     const healthy = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response("ok") });
-    const silentUrl = `http://silent.test:${silent.port}/in`;
     const [a, c] = [await newKey("webhooks holder"), await newKey("webhooks mixed")];
     const delivery = worker({ timeoutMs: 60_000, connectTimeoutMs: 3000 });
     try {
       // A's attempts fill the silent host; C's messages to it, older than its others, wait behind them.
-      await queueAll(a, silentUrl, WEBHOOK_SLOTS_PER_HOST);
+      await queueAll(a, silent.url, WEBHOOK_SLOTS_PER_HOST);
       delivery.start();
-      while (held < WEBHOOK_SLOTS_PER_HOST) await Bun.sleep(10);
-      await queueBacklog(database, c, silentUrl, 20_000);
+      await silent.holding(WEBHOOK_SLOTS_PER_HOST);
+      await queueBacklog(database, c, silent.url, 20_000);
       const others = await queueAll(c, `http://healthy.test:${healthy.port}/in`, 8);
       await attempted(others, "delivered", 20_000);
     } finally {
       await delivery.stop(0);
-      await Promise.all([silent.stop(true), healthy.stop(true)]);
+      await Promise.all([silent.stop(), healthy.stop(true)]);
     }
   }, 60_000);
 
@@ -294,6 +299,33 @@ describe("webhook delivery slots", () => {
     } finally {
       await delivery.stop(0);
       await slow.stop(true);
+    }
+  }, 60_000);
+
+  test("a worker stopping gives the leases of its unfinished attempts back: due at once, no attempt counted", async () => {
+    const silent = silentEndpoint();
+    const key = await newKey("webhooks stopping");
+    const ids = await queueAll(key, silent.url, 2);
+    const delivery = worker({ timeoutMs: 60_000, connectTimeoutMs: 3000 });
+    delivery.start();
+    try {
+      await silent.holding(ids.length);
+      await delivery.stop(0);
+      const rows = await database.rows<{
+        leased: boolean;
+        due: boolean;
+        attempts: number;
+        status: string;
+      }>(sql`
+        SELECT lease_token IS NOT NULL AS leased, next_attempt_at <= now() AS due, attempts, status
+        FROM webhook_deliveries WHERE key_id = ${key}`);
+      expect(rows).toEqual(ids.map(() => ({ leased: false, due: true, attempts: 0, status: "pending" })));
+      const [unit] = await database.rows<{ due: boolean }>(sql`
+        SELECT due_at <= now() AS due FROM work_due WHERE queue = ${WEBHOOK_MESSAGES.name} AND unit = ${key}`);
+      expect(unit?.due).toBe(true);
+    } finally {
+      await delivery.stop(0);
+      await silent.stop();
     }
   }, 60_000);
 });
