@@ -108,7 +108,10 @@ export const ConfigSchema = t.Object({
   WEBHOOK_ALLOW_PRIVATE: t.Boolean({ default: false }),
   /** The most one webhook delivery attempt may take. */
   WEBHOOK_TIMEOUT_MS: t.Integer({ minimum: 100, maximum: 60_000, default: 10_000 }),
-  /** The most connecting to a webhook's host may take (its name resolved, TLS included), within WEBHOOK_TIMEOUT_MS. */
+  /**
+   * The most connecting to a webhook's host may take (its name resolved, TLS included), within
+   * WEBHOOK_TIMEOUT_MS; and resolving a `webhook_url`'s host when a route checks it.
+   */
   WEBHOOK_CONNECT_TIMEOUT_MS: t.Integer({ minimum: 100, maximum: 60_000, default: 3000 }),
   /** Webhook delivery attempts one instance has in flight (at most 4 per key and 4 per host). */
   WEBHOOK_CONCURRENCY: t.Integer({ minimum: 1, maximum: 1000, default: 16 }),

@@ -226,6 +226,7 @@ export function createServices(
   });
   const webhookSecrets = new WebhookSecrets(database);
   const webhookPolicy = { allowHttp: config.WEBHOOK_ALLOW_HTTP, allowPrivate: config.WEBHOOK_ALLOW_PRIVATE };
+  const webhookLookup = { timeoutMs: config.WEBHOOK_CONNECT_TIMEOUT_MS };
   // Batch items and webhook deliveries are claimed from the same database on the same schedule.
   const worker = {
     database,
@@ -292,8 +293,8 @@ export function createServices(
     registers,
     records,
     idempotency,
-    batches: { database, config, webhookPolicy, wake: () => processor.wake() },
-    monitors: { database, clock, config, webhookPolicy, wake: () => checker.wake() },
+    batches: { database, config, webhookPolicy, webhookLookup, wake: () => processor.wake() },
+    monitors: { database, clock, config, webhookPolicy, webhookLookup, wake: () => checker.wake() },
     authenticator: new Authenticator({
       keys,
       plans,

@@ -1246,7 +1246,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description `service_unavailable`: a store the service needs is unreachable */
+            /** @description `service_unavailable`: a store the service needs is unreachable, or the host of `webhook_url` did not resolve in time (WEBHOOK_CONNECT_TIMEOUT_MS); nothing is created or changed */
             503: {
                 headers: {
                     /** @description whole seconds to wait before retrying */
@@ -1260,7 +1260,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "service_unavailable",
-                     *         "message": "usage cannot be recorded right now; try again shortly"
+                     *         "message": "`webhook_url` its host hooks.example.com did not resolve within 3000 ms; try again shortly"
                      *       }
                      *     }
                      */
@@ -2599,7 +2599,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description `service_unavailable`: a store the service needs is unreachable */
+            /** @description `service_unavailable`: a store the service needs is unreachable, or the host of `webhook_url` did not resolve in time (WEBHOOK_CONNECT_TIMEOUT_MS); nothing is created or changed */
             503: {
                 headers: {
                     /** @description whole seconds to wait before retrying */
@@ -2613,7 +2613,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "service_unavailable",
-                     *         "message": "usage cannot be recorded right now; try again shortly"
+                     *         "message": "`webhook_url` its host hooks.example.com did not resolve within 3000 ms; try again shortly"
                      *       }
                      *     }
                      */
@@ -3196,7 +3196,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description `service_unavailable`: a store the service needs is unreachable */
+            /** @description `service_unavailable`: a store the service needs is unreachable, or the host of `webhook_url` did not resolve in time (WEBHOOK_CONNECT_TIMEOUT_MS); nothing is created or changed */
             503: {
                 headers: {
                     /** @description whole seconds to wait before retrying */
@@ -3210,7 +3210,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "service_unavailable",
-                     *         "message": "usage cannot be recorded right now; try again shortly"
+                     *         "message": "`webhook_url` its host hooks.example.com did not resolve within 3000 ms; try again shortly"
                      *       }
                      *     }
                      */

@@ -9,6 +9,7 @@ import {
   HEADERS,
   jsonExample,
   LIST_BODY_TOO_LARGE,
+  WEBHOOK_LOOKUP_UNAVAILABLE,
   type WebhookDoc,
 } from "../http/docs.ts";
 import {
@@ -25,7 +26,7 @@ import type { Idempotency } from "../idempotency/plugin.ts";
 import type { Database } from "../kernel/db.ts";
 import { ApiError } from "../kernel/errors.ts";
 import { queueBatchWebhook } from "../webhooks/messages.ts";
-import { acceptWebhookUrl, type Resolver, type WebhookPolicy } from "../webhooks/target.ts";
+import { acceptWebhookUrl, type WebhookLookup, type WebhookPolicy } from "../webhooks/target.ts";
 import { csvRecord } from "./csv.ts";
 import { CSV_LIMITS, parseBatchBody } from "./input.ts";
 import { BatchIdSchema, type BatchItem, type BatchItemsPage } from "./schema.ts";
@@ -36,8 +37,8 @@ export type BatchRoutesDeps = {
   database: Database;
   config: Pick<Config, "BATCH_MAX_ITEMS" | "BATCH_MAX_BYTES">;
   webhookPolicy: WebhookPolicy;
-  /** Resolves webhook hosts when a batch is created; the system's resolver by default. */
-  resolve?: Resolver;
+  /** How webhook hosts are looked up when a batch is created. */
+  webhookLookup: WebhookLookup;
   /** Tells this instance's workers a batch is waiting. */
   wake(): void;
 };
@@ -170,7 +171,7 @@ function csvRow(item: BatchItem): string {
  */
 export function batchRoutes(deps: BatchRoutesDeps, keyed: Idempotency) {
   const checkWebhook = async (raw: string | undefined): Promise<string | null> =>
-    raw === undefined ? null : acceptWebhookUrl(raw, deps.webhookPolicy, deps.resolve);
+    raw === undefined ? null : acceptWebhookUrl(raw, deps.webhookPolicy, deps.webhookLookup);
 
   return new Elysia({ name: "batches" })
     .model(models)
@@ -240,6 +241,7 @@ export function batchRoutes(deps: BatchRoutesDeps, keyed: Idempotency) {
               ...errorExample("invalid_request", "item 1: send `vat`, `iban`, or both"),
             },
             ...BATCHES.routeResponses,
+            503: WEBHOOK_LOOKUP_UNAVAILABLE,
             429: {
               description:
                 "`rate_limited`: the per-minute limit, or the plan's batches queued or running at once, or its batch items a day (UTC); the message names which, and `Retry-After` when it frees",

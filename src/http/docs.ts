@@ -165,6 +165,17 @@ export const KEYED_ROUTE_RESPONSES = {
   },
 };
 
+/** The 503 of a route that checks a `webhook_url`, whose host's lookup may not be answered in time. */
+export const WEBHOOK_LOOKUP_UNAVAILABLE = {
+  description:
+    "`service_unavailable`: a store the service needs is unreachable, or the host of `webhook_url` did not resolve in time (WEBHOOK_CONNECT_TIMEOUT_MS); nothing is created or changed",
+  headers: HEADERS.retryAfter,
+  ...errorExample(
+    "service_unavailable",
+    "`webhook_url` its host hooks.example.com did not resolve within 3000 ms; try again shortly",
+  ),
+};
+
 const REQUEST_ID_HEADER = {
   "X-Request-Id": header(
     "identifier of the request; a well-formed one sent by a proxy in front of the service is kept",

@@ -10,6 +10,7 @@ import {
   HEADERS,
   jsonExample,
   LIST_BODY_TOO_LARGE,
+  WEBHOOK_LOOKUP_UNAVAILABLE,
   type WebhookDoc,
 } from "../http/docs.ts";
 import {
@@ -30,7 +31,7 @@ import type { Clock } from "../kernel/clock.ts";
 import type { Database } from "../kernel/db.ts";
 import { ApiError } from "../kernel/errors.ts";
 import { enabledAuthorities } from "../vat/authorities.ts";
-import { acceptWebhookUrl, type Resolver, type WebhookPolicy } from "../webhooks/target.ts";
+import { acceptWebhookUrl, type WebhookLookup, type WebhookPolicy } from "../webhooks/target.ts";
 import { eventsPage } from "./events.ts";
 import { type MonitorRequest, parseMonitorBody, readMonitorUpdate } from "./input.ts";
 import { MONITOR_STATUSES, MonitorIdSchema, type MonitorStatus, type MonitorUpdate } from "./schema.ts";
@@ -56,8 +57,8 @@ export type MonitorRoutesDeps = {
     | "NO_VAT_ENABLED"
   >;
   webhookPolicy: WebhookPolicy;
-  /** Resolves webhook hosts when a monitor is created or changed; the system's resolver by default. */
-  resolve?: Resolver;
+  /** How webhook hosts are looked up when a monitor is created or changed. */
+  webhookLookup: WebhookLookup;
   /** Tells this instance's checker that checks are due. */
   wake(): void;
 };
@@ -144,7 +145,7 @@ function parseStatus(status: string | undefined): MonitorStatus | null {
  */
 export function monitorRoutes(deps: MonitorRoutesDeps, keyed: Idempotency) {
   const webhook = (raw: string | null | undefined) =>
-    typeof raw === "string" ? acceptWebhookUrl(raw, deps.webhookPolicy, deps.resolve) : raw;
+    typeof raw === "string" ? acceptWebhookUrl(raw, deps.webhookPolicy, deps.webhookLookup) : raw;
 
   return new Elysia({ name: "monitors" })
     .model(models)
@@ -243,6 +244,7 @@ export function monitorRoutes(deps: MonitorRoutesDeps, keyed: Idempotency) {
               ),
             },
             ...MONITORS.routeResponses,
+            503: WEBHOOK_LOOKUP_UNAVAILABLE,
             413: LIST_BODY_TOO_LARGE,
           },
         },
@@ -364,6 +366,7 @@ export function monitorRoutes(deps: MonitorRoutesDeps, keyed: Idempotency) {
               ),
             },
             ...MONITORS.routeResponses,
+            503: WEBHOOK_LOOKUP_UNAVAILABLE,
             404: MONITORS.noSuch,
             413: {
               description: "`invalid_request`: the body is over the size limit (16 KiB by default)",

@@ -96,12 +96,10 @@ export function createWebhookDelivery(options: WebhookDeliveryOptions) {
     let url: URL;
     try {
       url = parseWebhookUrl(due.url, policy);
-      // A resolver that never answers would otherwise hold the slot for good.
-      address = await within(
-        options.connectTimeoutMs,
-        resolveWebhookTarget(url, policy, options.resolve),
-        () => new Error(`its host ${url.hostname} did not resolve within ${options.connectTimeoutMs} ms`),
-      );
+      address = await resolveWebhookTarget(url, policy, {
+        timeoutMs: options.connectTimeoutMs,
+        resolve: options.resolve,
+      });
     } catch (error) {
       return { status: null, problem: `webhook_url ${(error as Error).message}` };
     }
@@ -167,22 +165,6 @@ export function createWebhookDelivery(options: WebhookDeliveryOptions) {
 }
 
 export type WebhookDelivery = ReturnType<typeof createWebhookDelivery>;
-
-/**
- * `promise`'s value, or the error `failure` makes once `ms` have passed without one; the
- * promise is then left to settle unheard.
- */
-async function within<T>(ms: number, promise: Promise<T>, failure: () => Error): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const expired = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(failure()), ms);
-  });
-  try {
-    return await Promise.race([promise, expired]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
 /**
  * One POST to exactly `address`, for `url`'s host name (its TLS name and Host header): given up

@@ -14,10 +14,23 @@ export class WebhookTargetError extends Error {
   override name = "WebhookTargetError";
 }
 
+/** The host's lookup was not answered in time: no verdict on the URL, whose host may resolve later. */
+export class WebhookLookupTimeout extends Error {
+  override name = "WebhookLookupTimeout";
+}
+
 /** An address a host name resolved to, as `dns.lookup` gives it. */
 export type ResolvedAddress = { address: string; family: 4 | 6 };
 
 export type Resolver = (host: string) => Promise<ResolvedAddress[]>;
+
+/** How a webhook URL's host is looked up. */
+export type WebhookLookup = {
+  /** The most the lookup may take (WEBHOOK_CONNECT_TIMEOUT_MS). */
+  timeoutMs: number;
+  /** The system's resolver by default. */
+  resolve?: Resolver;
+};
 
 const systemResolver: Resolver = async (host) =>
   (await dnsLookup(host, { all: true, verbatim: true })).map(({ address, family }) => ({
@@ -50,18 +63,28 @@ export function parseWebhookUrl(raw: string, policy: WebhookPolicy): URL {
  * (a name with one public and one private address is refused), and the first returned — the
  * caller connects to exactly that, so a second lookup cannot point somewhere else (DNS
  * rebinding). A cloud platform's own address is refused whatever the policy. Throws
- * WebhookTargetError naming what is refused.
+ * WebhookTargetError naming what is refused, or WebhookLookupTimeout when the lookup takes
+ * longer than `timeoutMs`; the lookup is then left to end unheard (a resolver cannot be told
+ * to stop).
  */
 export async function resolveWebhookTarget(
   url: URL,
   policy: WebhookPolicy,
-  resolve: Resolver = systemResolver,
+  { timeoutMs, resolve = systemResolver }: WebhookLookup,
 ): Promise<ResolvedAddress> {
   const host = url.hostname.replace(/^\[(.*)\]$/, "$1");
   let addresses: ResolvedAddress[];
   try {
-    addresses = isIP(host) ? [{ address: host, family: isIP(host) === 6 ? 6 : 4 }] : await resolve(host);
-  } catch {
+    // A resolver that never answers would otherwise hold whoever waits: a delivery slot, a request.
+    addresses = isIP(host)
+      ? [{ address: host, family: isIP(host) === 6 ? 6 : 4 }]
+      : await within(
+          timeoutMs,
+          resolve(host),
+          () => new WebhookLookupTimeout(`its host ${host} did not resolve within ${timeoutMs} ms`),
+        );
+  } catch (error) {
+    if (error instanceof WebhookLookupTimeout) throw error;
     throw new WebhookTargetError(`its host ${host} does not resolve`);
   }
   if (addresses.length === 0) throw new WebhookTargetError(`its host ${host} does not resolve`);
@@ -80,21 +103,43 @@ export async function resolveWebhookTarget(
 
 /**
  * A `webhook_url` a caller sends, checked as it will be at delivery (form, then every address
- * its host resolves to): its normalized form, or 400 `invalid_request` naming what is refused.
+ * its host resolves to): its normalized form, or 400 `invalid_request` naming what is refused,
+ * or 503 `service_unavailable` when its host's lookup is not answered in time — a slow resolver
+ * is no fault of the URL, and may answer the next time.
  */
 export async function acceptWebhookUrl(
   raw: string,
   policy: WebhookPolicy,
-  resolve: Resolver = systemResolver,
+  lookup: WebhookLookup,
 ): Promise<string> {
   try {
     const url = parseWebhookUrl(raw, policy);
-    await resolveWebhookTarget(url, policy, resolve);
+    await resolveWebhookTarget(url, policy, lookup);
     return url.href;
   } catch (error) {
     if (error instanceof WebhookTargetError)
       throw new ApiError("invalid_request", `\`webhook_url\` ${error.message}`);
+    if (error instanceof WebhookLookupTimeout)
+      throw new ApiError("service_unavailable", `\`webhook_url\` ${error.message}; try again shortly`, {
+        retryAfter: 5,
+      });
     throw error;
+  }
+}
+
+/**
+ * `promise`'s value, or the error `failure` makes once `ms` have passed without one; the
+ * promise is then left to settle unheard.
+ */
+async function within<T>(ms: number, promise: Promise<T>, failure: () => Error): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(failure()), ms);
+  });
+  try {
+    return await Promise.race([promise, expired]);
+  } finally {
+    clearTimeout(timer);
   }
 }
 

@@ -22,6 +22,7 @@ import { ReadySchema } from "../../src/observability/endpoints.ts";
 import { createServices, type Services } from "../../src/services.ts";
 import { ValidationRecordSchema } from "../../src/validation/records.ts";
 import { StatusSchema } from "../../src/vat/status.ts";
+import type { Resolver } from "../../src/webhooks/target.ts";
 import { type BrregFake, startBrregFake } from "../fakes/brreg.ts";
 import { startUidRegisterFake, type UidRegisterFake } from "../fakes/uid-register.ts";
 import { startViesFake, type ViesFake } from "../fakes/vies.ts";
@@ -143,6 +144,8 @@ export async function startHarness(
     start?: string;
     /** Start the batch workers and webhook deliveries, as the server does once it listens. */
     background?: boolean;
+    /** Resolves the hosts of the `webhook_url`s routes are sent; the system's resolver by default. */
+    resolve?: Resolver;
   } = {},
 ): Promise<Harness> {
   const clock = manualClock(Date.parse(options.start ?? "2026-03-15T12:00:00Z"));
@@ -167,7 +170,12 @@ export async function startHarness(
   const keys = new KeyStore(database);
   await keys.syncPlans(planCatalogue(config.GATEWAY_RATE_LIMIT_PER_MINUTE));
   const services = createServices(config, { clock, log, storage: { database, close: async () => {} } });
-  const app = buildApp(services);
+  const webhookLookup = { ...services.batches.webhookLookup, resolve: options.resolve };
+  const app = buildApp({
+    ...services,
+    batches: { ...services.batches, webhookLookup },
+    monitors: { ...services.monitors, webhookLookup },
+  });
   if (options.background) services.startBackgroundWork();
 
   /** The keys made through `createKey`, whose monitors go at `close`. */

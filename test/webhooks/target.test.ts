@@ -4,6 +4,7 @@ import {
   parseWebhookUrl,
   type Resolver,
   resolveWebhookTarget,
+  WebhookLookupTimeout,
   WebhookTargetError,
 } from "../../src/webhooks/target.ts";
 
@@ -82,7 +83,7 @@ describe("cloud platform addresses are refused even where private addresses are 
   ])("%s", async (_, address) => {
     const url = new URL(`http://${address.includes(":") ? `[${address}]` : address}/h`);
     const host = url.hostname.replace(/^\[(.*)\]$/, "$1");
-    await expect(resolveWebhookTarget(url, lenient)).rejects.toThrow(
+    await expect(resolveWebhookTarget(url, lenient, { timeoutMs: 1000 })).rejects.toThrow(
       new WebhookTargetError(`its host ${host} is a cloud platform address`),
     );
   });
@@ -90,7 +91,10 @@ describe("cloud platform addresses are refused even where private addresses are 
   test("a name resolving to one", async () => {
     const resolver = names({ "wire.example.com": ["93.184.216.34", "168.63.129.16"] });
     await expect(
-      resolveWebhookTarget(new URL("https://wire.example.com/h"), lenient, resolver),
+      resolveWebhookTarget(new URL("https://wire.example.com/h"), lenient, {
+        timeoutMs: 1000,
+        resolve: resolver,
+      }),
     ).rejects.toThrow(
       new WebhookTargetError("its host wire.example.com is at 168.63.129.16, a cloud platform address"),
     );
@@ -150,21 +154,40 @@ describe("webhook URLs", () => {
       "its host nowhere.example.com does not resolve",
     ],
   ])("refuses %s", async (_, url, message) => {
-    await expect(resolveWebhookTarget(new URL(url), strict, resolver)).rejects.toThrow(
-      new WebhookTargetError(message),
-    );
+    await expect(
+      resolveWebhookTarget(new URL(url), strict, { timeoutMs: 1000, resolve: resolver }),
+    ).rejects.toThrow(new WebhookTargetError(message));
   });
 
   test("a public name resolves to the address to connect to", async () => {
-    expect(await resolveWebhookTarget(new URL("https://hooks.example.com/h"), strict, resolver)).toEqual({
+    expect(
+      await resolveWebhookTarget(new URL("https://hooks.example.com/h"), strict, {
+        timeoutMs: 1000,
+        resolve: resolver,
+      }),
+    ).toEqual({
       address: "93.184.216.34",
       family: 4,
     });
   });
 
+  test("a lookup not answered in time is no refusal: the host may resolve later", async () => {
+    const failure = await resolveWebhookTarget(new URL("https://hooks.example.com/h"), strict, {
+      timeoutMs: 100,
+      resolve: () => new Promise(() => {}),
+    }).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(WebhookLookupTimeout);
+    expect((failure as Error).message).toBe("its host hooks.example.com did not resolve within 100 ms");
+  });
+
   test("private addresses when allowed (tests, private networks)", async () => {
     const lenient = { allowHttp: true, allowPrivate: true };
-    expect(await resolveWebhookTarget(new URL("http://localhost:8080/h"), lenient, resolver)).toEqual({
+    expect(
+      await resolveWebhookTarget(new URL("http://localhost:8080/h"), lenient, {
+        timeoutMs: 1000,
+        resolve: resolver,
+      }),
+    ).toEqual({
       address: "127.0.0.1",
       family: 4,
     });
