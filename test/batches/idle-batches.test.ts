@@ -5,6 +5,7 @@ import examples from "../fixtures/iban-examples.json" with { type: "json" };
 import { createBatch, sendTo, waitForBatch } from "../support/batches.ts";
 import { type Harness, startHarness } from "../support/harness.ts";
 import { prng } from "../support/prng.ts";
+import { median } from "../support/traffic.ts";
 import { wellFormedVatNumbers } from "../support/vat-numbers.ts";
 
 /**
@@ -100,14 +101,6 @@ async function waitingBatches(): Promise<() => Promise<void>> {
     for (const cancel of cancels) expect((await cancel()).status).toBe(200);
   };
 }
-
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = sorted.length / 2;
-  return sorted.length % 2 === 1
-    ? (sorted[Math.floor(middle)] ?? 0)
-    : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
-};
 
 describe("batches waiting on an outage", () => {
   test("300 of them do not slow another key's batch or interactive requests", async () => {

@@ -218,6 +218,16 @@ export function percentile(values: number[], p: number): number {
   return sorted[rank] as number;
 }
 
+/** The middle of `values`: the mean of the two middle ones when their number is even. */
+export function median(values: number[]): number {
+  if (values.length === 0) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = sorted.length / 2;
+  return sorted.length % 2 === 1
+    ? (sorted[Math.floor(middle)] as number)
+    : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
+}
+
 export type KindSummary = {
   count: number;
   /** `status` or `status code` (e.g. `503 service_unavailable`) → how many. */
