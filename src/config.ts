@@ -88,8 +88,9 @@ export const ConfigSchema = t.Object({
   /** Batch items one instance works on at the same time. */
   BATCH_CONCURRENCY: t.Integer({ minimum: 1, maximum: 1000, default: 128 }),
   /**
-   * How long a claim holds a batch item (renewed while it is worked on) or a webhook message:
-   * after a crash, what it held is taken up again this much later (at once on the embedded database).
+   * How long a claim holds a batch item (renewed while it is worked on) or a webhook message (at
+   * least twice WEBHOOK_TIMEOUT_MS, since an attempt is not renewed): after a crash, what it held
+   * is taken up again this much later (at once on the embedded database).
    */
   BATCH_LEASE_SECONDS: t.Integer({ minimum: 2, maximum: 3600, default: 60 }),
   /** How often an idle instance looks for batch work (and webhook messages) in the database. */

@@ -36,7 +36,7 @@ export type WebhookDeliveryOptions = {
   backoffBaseMs: number;
   /** How often due messages are looked for. */
   pollMs: number;
-  /** How long a claim holds a message while it is attempted. */
+  /** How long a claim holds a message while it is attempted; never less than twice `timeoutMs`. */
   leaseMs: number;
   /** Whether this process is the only worker there can be (embedded): claims left by a crash are dropped at start. */
   soleWorker: boolean;
@@ -137,7 +137,10 @@ export function createWebhookDelivery(options: WebhookDeliveryOptions) {
     else log.warn("webhook_attempt_failed", fields);
   };
 
-  // No lease renewal: an attempt is cut off at `timeoutMs`, well within its lease.
+  // No lease renewal: an attempt is cut off at `timeoutMs`, so its lease must outlast that, or
+  // another instance would take the message while it is still being attempted and send it
+  // twice; the setting it comes from (BATCH_LEASE_SECONDS) may be as short as 2 s, the timeout 60 s.
+  const leaseMs = Math.max(options.leaseMs, 2 * options.timeoutMs);
   return createClaimWorker({
     slots,
     pollMs: options.pollMs,
@@ -151,7 +154,7 @@ export function createWebhookDelivery(options: WebhookDeliveryOptions) {
           claimMessages(
             database,
             wanted.map(({ unit: { keyId }, take }) => ({ keyId, take })),
-            options.leaseMs,
+            leaseMs,
             idle.map(({ keyId }) => keyId),
             { slots, window },
           ),

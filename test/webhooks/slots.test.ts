@@ -43,7 +43,11 @@ afterEach(() => deleteWorkOf(database, keys));
 
 function worker(
   times: { timeoutMs: number; connectTimeoutMs: number },
-  { concurrency = 16, resolve = loopback }: { concurrency?: number; resolve?: Resolver } = {},
+  {
+    concurrency = 16,
+    resolve = loopback,
+    leaseMs = 120_000,
+  }: { concurrency?: number; resolve?: Resolver; leaseMs?: number } = {},
 ) {
   return createWebhookDelivery({
     database,
@@ -54,7 +58,7 @@ function worker(
     ...times,
     backoffBaseMs: 100,
     pollMs: 20,
-    leaseMs: 120_000,
+    leaseMs,
     soleWorker: false,
     resolve,
   });
@@ -347,4 +351,35 @@ describe("webhook delivery slots", () => {
       await silent.stop();
     }
   }, 60_000);
+
+  test("an attempt outlasting the claim's lease setting is not taken by another instance meanwhile", async () => {
+    // Two instances, a lease setting of 0.3 s and an endpoint that answers after 1.2 s: the
+    // attempt's lease is at least twice its timeout (3 s), so the other instance does not take
+    // the message while the first is still sending it, which would deliver it twice.
+    let requests = 0;
+    const slow = Bun.serve({
+      hostname: "127.0.0.1",
+      port: 0,
+      async fetch() {
+        requests += 1;
+        await Bun.sleep(1200);
+        return new Response("ok");
+      },
+    });
+    const workers = [1, 2].map(() => worker({ timeoutMs: 1500, connectTimeoutMs: 1000 }, { leaseMs: 300 }));
+    try {
+      const id = await queueMessage(
+        database,
+        await newKey("webhooks slow"),
+        `http://slow.test:${slow.port}/in`,
+      );
+      for (const delivery of workers) delivery.start();
+      await attempted([id], "delivered", 10_000);
+      await Bun.sleep(500);
+      expect({ requests, attempts: await attempts(id) }).toEqual({ requests: 1, attempts: 1 });
+    } finally {
+      await Promise.all(workers.map((delivery) => delivery.stop(0)));
+      slow.stop(true);
+    }
+  });
 });
