@@ -283,6 +283,11 @@ export const batchItems = pgTable(
     index("batch_items_due_idx")
       .on(table.batchId, table.nextAttemptAt, table.index)
       .where(sql`${table.status} = 'pending'`),
+    // …and each of its member states' first (src/batches/due.ts), without reading the items of a
+    // state at its cap.
+    index("batch_items_state_due_idx")
+      .on(table.batchId, table.vatPrefix, table.nextAttemptAt, table.index)
+      .where(sql`${table.status} = 'pending'`),
     // Finishing an item makes its waiting repeats due.
     index("batch_items_repeats_idx")
       .on(table.batchId, table.repeatOf)

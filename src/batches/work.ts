@@ -74,8 +74,9 @@ export type DueBatch = { id: string; keyId: string; due: number };
 
 /**
  * The batches with items due, one per key (its earliest due), the keys in turn from after
- * `afterKey`, with how many of their first `limit` items due a worker holding `slots`
- * could take (none of a member state at its cap); batches whose items all wait are not looked at.
+ * `afterKey`, with how many of their items due a worker holding `slots` could take, at most
+ * `limit`, of what a claim reads of them (`dueItems`; none of a member state at its cap);
+ * batches whose items all wait are not looked at.
  */
 export async function dueBatches(
   database: Database,
@@ -93,9 +94,12 @@ export async function dueBatches(
 /**
  * Leases, of each wanted batch, up to `take` of its due items (earliest due first, then in
  * input order) for `leaseMs` under a new token, in one statement; items leased by another claim
- * are skipped, not waited for. With `within`, of the first `window` items due in each batch,
- * those of a member state are taken only up to the room `slots` has left for it, the keys
- * holding least of it first: the others wait, unclaimed, for the state's items in flight to finish. A leased
+ * are skipped, not waited for. With `within`, of what a claim reads of each batch (`dueItems`:
+ * its first `window` items due, and each member state's first up to its room), those of a state
+ * are taken only up to the room `slots` has left for it, the keys holding least of it first: the
+ * others wait, unclaimed, for the state's items in flight to finish. A batch's take goes first
+ * to its states its key holds least of, so a batch sorted by state has its states worked at
+ * once, not one after another. A leased
  * item is next due when its lease runs out. Batches that had fewer due items than wanted, and
  * the `idle` ones (found due with nothing to claim), are settled (their next due time is their
  * earliest item's); those that were queued become running.
@@ -129,12 +133,12 @@ export async function claimItems(
       SELECT * FROM jsonb_to_recordset(${JSON.stringify(wanted.map(({ id, keyId, take }) => ({ id, key: keyId, take })))}::jsonb)
         AS w(id text, key text, take int)
     ), candidates AS (
-      SELECT d.batch_id AS unit, w.key, d.idx::text AS item, d.vat_prefix AS target,
+      SELECT d.batch_id AS unit, w.key, d.idx::text AS item, d.target,
         row_number() OVER (PARTITION BY d.batch_id ORDER BY d.next_attempt_at, d.idx) AS pos
       FROM wanted w CROSS JOIN LATERAL (
-        ${dueItems(sql`GREATEST(w.take, ${within.window})`, sql`w.id`)} FOR UPDATE SKIP LOCKED) d
+        ${dueItems(sql`GREATEST(w.take, ${within.window})`, sql`w.id`, within.slots, sql`FOR UPDATE SKIP LOCKED`)}) d
     ), picked AS (
-      ${pickWithinCap(sql`SELECT * FROM candidates`, sql`SELECT id AS unit, take FROM wanted`, within.slots)}
+      ${pickWithinCap(sql`SELECT * FROM candidates`, sql`SELECT id AS unit, take FROM wanted`, within.slots, true)}
     )
     UPDATE batch_items i SET lease_token = ${token},
       lease_until = now() + ${leaseMs} * interval '1 millisecond',

@@ -3,7 +3,12 @@ import { type SQL, sql } from "drizzle-orm";
 import { webhookHost } from "../../db/schema.ts";
 import { type DueQueue, settleUnits } from "../background/due-units.ts";
 import type { FairShare } from "../background/fair-share.ts";
-import { dueWithinCap, pickWithinCap, roomFor } from "../background/target-cap.ts";
+import {
+  claimableByTarget,
+  dueByTarget,
+  pickWithinCap,
+  type TargetedWork,
+} from "../background/target-cap.ts";
 import type { Database } from "../kernel/db.ts";
 import { WEBHOOK_MESSAGES } from "./messages.ts";
 
@@ -26,42 +31,23 @@ export type ClaimedMessage = {
  */
 export const HOSTS_READ_PER_KEY = 32;
 
-const host = webhookHost(sql`url`);
-const due = sql`status = 'pending' AND next_attempt_at <= now() AND (lease_until IS NULL OR lease_until < now())`;
-
-/** `key`'s first hosts with pending messages: one index probe each, however many messages each has. */
-const hostsOf = (key: SQL) => sql`
-  WITH RECURSIVE hosts (host, n) AS (
-    (SELECT ${host}, 1 FROM webhook_deliveries WHERE key_id = ${key} AND status = 'pending'
-      ORDER BY ${host} LIMIT 1)
-    UNION ALL
-    SELECT next.host, hosts.n + 1 FROM hosts CROSS JOIN LATERAL (
-      SELECT ${host} AS host FROM webhook_deliveries
-      WHERE key_id = ${key} AND status = 'pending' AND ${host} > hosts.host
-      ORDER BY ${host} LIMIT 1) AS next
-    WHERE hosts.n < ${HOSTS_READ_PER_KEY})
-  SELECT host FROM hosts`;
+const MESSAGES: TargetedWork = {
+  table: sql`webhook_deliveries`,
+  columns: sql`id, ${webhookHost(sql`url`)} AS target, next_attempt_at`,
+  target: webhookHost(sql`url`),
+  pending: (key) => sql`key_id = ${key} AND status = 'pending'`,
+  due: sql`next_attempt_at <= now() AND (lease_until IS NULL OR lease_until < now())`,
+  order: sql`next_attempt_at`,
+  targetsRead: HOSTS_READ_PER_KEY,
+};
 
 /**
  * The due messages of `key` a claim reads (`id`, `target`: the host, `next_attempt_at`): its
  * first `cap` due, and of each of its first hosts the first due, up to the room `slots` has
- * left for the host. So what a claim reads is bounded by `cap` and the hosts, never by a
- * backlog: the messages of a host at its cap are not read at all, and the key's messages to
- * its other hosts are found behind them. `lock` is appended to each read (a claim's
- * `FOR UPDATE SKIP LOCKED`).
+ * left for the host (`dueByTarget`); none of a host at its cap.
  */
-export const dueMessages = (cap: number | SQL, key: SQL, slots: FairShare, lock: SQL = sql``) => sql`
-  SELECT * FROM (
-    SELECT id, ${host} AS target, next_attempt_at FROM webhook_deliveries
-    WHERE key_id = ${key} AND ${due}
-    ORDER BY next_attempt_at
-    LIMIT ${cap} ${lock}) AS first_due
-  UNION
-  SELECT per_host.* FROM (${hostsOf(key)}) AS h CROSS JOIN LATERAL (
-    SELECT id, ${host} AS target, next_attempt_at FROM webhook_deliveries
-    WHERE key_id = ${key} AND ${host} = h.host AND ${due}
-    ORDER BY next_attempt_at
-    LIMIT least(${cap}, ${roomFor(sql`h.host`, slots)}) ${lock}) AS per_host`;
+export const dueMessages = (cap: number | SQL, key: SQL, slots: FairShare, lock: SQL = sql``) =>
+  dueByTarget(MESSAGES, cap, key, slots, lock);
 
 /**
  * Webhook messages as a worker holding `slots` finds them due: of what a claim would read of a
@@ -71,8 +57,7 @@ export const dueMessages = (cap: number | SQL, key: SQL, slots: FairShare, lock:
 export function claimableMessages(slots: FairShare): DueQueue {
   return {
     ...WEBHOOK_MESSAGES,
-    due: (unit, cap) =>
-      sql`least(${dueWithinCap(sql`SELECT target FROM (${dueMessages(cap, unit, slots)}) AS d`, slots)}, ${cap})`,
+    due: (unit, cap) => claimableByTarget(MESSAGES, cap, unit, slots),
   };
 }
 

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { sql } from "drizzle-orm";
 import { FairShare } from "../../src/background/fair-share.ts";
+import { claimableItems } from "../../src/batches/due.ts";
 import { createBatch } from "../../src/batches/store.ts";
 import {
   claimItems,
@@ -44,15 +45,22 @@ const outcome = (item: ItemOutcome["item"]): ItemOutcome => ({
   valid: true,
 });
 
-async function newBatch(size: number, owner = keyId) {
+/** A batch of `owner`'s, of these VAT numbers. */
+async function batchOf(owner: string, vats: string[]) {
   const batch = await createBatch(database, {
     keyId: owner,
-    items: Array.from({ length: size }, (_, index) => ({ vat: `DE${index}` })),
+    items: vats.map((vat) => ({ vat })),
     webhookUrl: null,
     plan: { id: "pro", limits: { active: 100, itemsPerDay: 100_000 } },
   });
   return { id: batch.id, keyId: owner };
 }
+
+const newBatch = (size: number, owner = keyId) =>
+  batchOf(
+    owner,
+    Array.from({ length: size }, (_, index) => `DE${index}`),
+  );
 
 describe("claims", () => {
   test("a claim skips what another claim holds, and takes it once its lease has run out", async () => {
@@ -163,17 +171,6 @@ describe("member states at their cap", () => {
   test("a claim takes of a member state only the room left for it, first to the key holding least of it", async () => {
     const [a, b] = [await ownKey("state cap a"), await ownKey("state cap b")];
     const numbers = createVatNumberSource();
-    const batchOf = async (owner: string, vats: string[]) => ({
-      id: (
-        await createBatch(database, {
-          keyId: owner,
-          items: vats.map((vat) => ({ vat })),
-          webhookUrl: null,
-          plan: { id: "pro", limits: { active: 100, itemsPerDay: 100_000 } },
-        })
-      ).id,
-      keyId: owner,
-    });
     const heavy = await batchOf(a, numbers.take(5, ["DE"]));
     const light = await batchOf(b, [...numbers.take(2, ["DE"]), ...numbers.take(2, ["FI"])]);
     // Three DE items at a time; a holds two of them: one more of DE may be taken, and it goes to b.
@@ -216,6 +213,29 @@ describe("member states at their cap", () => {
     const indexes = (batch: { id: string }) =>
       rest.filter((item) => item.batchId === batch.id).map((item) => item.index);
     expect([indexes(heavy), indexes(light)]).toEqual([[0, 1, 2, 3, 4], [1]]);
+  });
+
+  test("a batch sorted by state: its states behind a window of a state at its cap are read, and share its take", async () => {
+    const owner = await ownKey("sorted states");
+    const numbers = createVatNumberSource();
+    const vats = [...numbers.take(6, ["DE"]), ...numbers.take(3, ["FI"]), ...numbers.take(3, ["NL"])];
+    const batch = await batchOf(owner, vats);
+    // Two items of a state at a time, and the key holds two of DE: a window of the batch's first
+    // 4 due items holds only DE, which a claim may not take.
+    const slots = new FairShare(100, Number.POSITIVE_INFINITY, 2);
+    slots.take(owner, "DE");
+    slots.take(owner, "DE");
+    // Counted as a worker with 4 free slots counts it (`dueBatches`), for this batch alone.
+    const [due] = await database.rows<{ n: number }>(
+      sql`SELECT ${claimableItems(slots).due(sql`${batch.id}`, 4)} AS n`,
+    );
+    expect(due?.n).toBe(4);
+    // A take of 2 goes to one item of each state, not to FI's first two.
+    const claimed = await claimItems(database, [{ ...batch, take: 2 }], 60_000, [], { slots, window: 4 });
+    expect(claimed.map((item) => [item.index, item.prefix])).toEqual([
+      [6, "FI"],
+      [9, "NL"],
+    ]);
   });
 });
 

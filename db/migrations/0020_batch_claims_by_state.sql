@@ -1,0 +1,1 @@
+CREATE INDEX "batch_items_state_due_idx" ON "batch_items" USING btree ("batch_id","vat_prefix","next_attempt_at","idx") WHERE "batch_items"."status" = 'pending';
