@@ -1,5 +1,6 @@
 import { lookup as dnsLookup } from "node:dns/promises";
 import { isIP } from "node:net";
+import { raceDeadline } from "../kernel/deadline.ts";
 import { ApiError } from "../kernel/errors.ts";
 
 /** What a webhook URL may point at. Both are off in production; tests turn them on. */
@@ -78,11 +79,9 @@ export async function resolveWebhookTarget(
     // A resolver that never answers would otherwise hold whoever waits: a delivery slot, a request.
     addresses = isIP(host)
       ? [{ address: host, family: isIP(host) === 6 ? 6 : 4 }]
-      : await within(
-          timeoutMs,
-          resolve(host),
-          () => new WebhookLookupTimeout(`its host ${host} did not resolve within ${timeoutMs} ms`),
-        );
+      : await raceDeadline(resolve(host), timeoutMs, () => {
+          throw new WebhookLookupTimeout(`its host ${host} did not resolve within ${timeoutMs} ms`);
+        });
   } catch (error) {
     if (error instanceof WebhookLookupTimeout) throw error;
     throw new WebhookTargetError(`its host ${host} does not resolve`);
@@ -124,22 +123,6 @@ export async function acceptWebhookUrl(
         retryAfter: 5,
       });
     throw error;
-  }
-}
-
-/**
- * `promise`'s value, or the error `failure` makes once `ms` have passed without one; the
- * promise is then left to settle unheard.
- */
-async function within<T>(ms: number, promise: Promise<T>, failure: () => Error): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const expired = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(failure()), ms);
-  });
-  try {
-    return await Promise.race([promise, expired]);
-  } finally {
-    clearTimeout(timer);
   }
 }
 
